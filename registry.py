@@ -1,0 +1,104 @@
+"""Where tools and tests find kiln's dialects, passes, targets and named pipelines.
+
+Everything is registered lazily (module path + attribute name) so that `kiln-opt --help` does not import
+llvmlite or wgpu, and a tool only pays for what it uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+
+
+def _lazy(path: str) -> Callable[[], object]:
+    module, _, attr = path.partition(":")
+
+    def load() -> object:
+        return getattr(importlib.import_module(module), attr)
+
+    return load
+
+
+_DIALECTS: dict[str, str] = {
+    "graph": "kiln.dialects.graph:Graph",
+    "kernel": "kiln.dialects.kernel:Kernel",
+    "uop": "kiln.dialects.uop:UOp",
+    "cstyle": "kiln.dialects.cstyle:CStyle",
+    "ptx": "kiln.dialects.ptx:PTX",
+    "wgsl": "kiln.dialects.wgsl:WGSL",
+}
+_UPSTREAM_DIALECTS = ("builtin", "func", "arith", "llvm", "test")
+
+_PASSES: dict[str, str] = {
+    "graph-canonicalize": "kiln.passes.graph_canonicalize:GraphCanonicalize",
+    "graph-decompose": "kiln.passes.graph_decompose:GraphDecompose",
+    "graph-mark-realize": "kiln.passes.schedule:GraphMarkRealize",
+    "convert-graph-to-kernel": "kiln.lowering.graph_to_kernel:ConvertGraphToKernel",
+    "kernel-plan-memory": "kiln.passes.memory_plan:KernelPlanMemory",
+    "kernel-optimize": "kiln.passes.optimize.kernel_optimize:KernelOptimize",
+    "convert-kernel-to-uop": "kiln.lowering.kernel_to_uop:ConvertKernelToUop",
+    "uop-simplify": "kiln.passes.uop_simplify:UopSimplify",
+    "uop-decompose": "kiln.passes.uop_decompose:UopDecompose",
+    "convert-uop-to-llvm": "kiln.lowering.uop_to_llvm:ConvertUopToLLVM",
+    "convert-uop-to-cstyle": "kiln.lowering.uop_to_cstyle:ConvertUopToCStyle",
+    "convert-uop-to-ptx": "kiln.lowering.uop_to_ptx:ConvertUopToPTX",
+    "convert-uop-to-wgsl": "kiln.lowering.uop_to_wgsl:ConvertUopToWGSL",
+}
+_UPSTREAM_PASSES = ("cse", "dce", "canonicalize")
+
+_TARGETS: dict[str, str] = {
+    "llvm": "kiln.targets.llvm.emitter:emit",
+    "c": "kiln.targets.c.emitter:emit",
+    "ptx": "kiln.targets.ptx.emitter:emit",
+    "wgsl": "kiln.targets.wgsl.emitter:emit",
+}
+"""`-t NAME` emitters: callables ``emit(module: ModuleOp) -> str``."""
+
+PIPELINES: dict[str, str] = {
+    "lower-to-kernel": "graph-decompose,graph-canonicalize,cse,graph-mark-realize,convert-graph-to-kernel,kernel-plan-memory",
+}
+PIPELINES["lower-to-uop"] = PIPELINES["lower-to-kernel"] + ",kernel-optimize,convert-kernel-to-uop{target=cpu-llvm},uop-simplify"
+for _name, _target, _convert in (
+    ("lower-to-llvm", "cpu-llvm", "convert-uop-to-llvm"),
+    ("lower-to-c", "cpu-c", "convert-uop-to-cstyle"),
+    ("lower-to-ptx", "cuda", "convert-uop-to-ptx"),
+    ("lower-to-wgsl", "webgpu", "convert-uop-to-wgsl"),
+):
+    PIPELINES[_name] = (
+        PIPELINES["lower-to-kernel"]
+        + f",kernel-optimize{{target={_target}}},convert-kernel-to-uop{{target={_target}}},uop-simplify,"
+        + f"uop-decompose{{target={_target}}},{_convert}"
+    )
+"""Named pipelines: each expands to pass-pipeline text (xDSL's ``a,b{k=v}`` form)."""
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    from xdsl.dialects import get_all_dialects as upstream
+
+    out: dict[str, Callable[[], Dialect]] = {n: f for n, f in upstream().items() if n in _UPSTREAM_DIALECTS}
+    out.update({n: _lazy(p) for n, p in _DIALECTS.items()})  # type: ignore[misc]
+    return out
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    from xdsl.transforms import get_all_passes as upstream
+
+    out: dict[str, Callable[[], type[ModulePass]]] = {n: f for n, f in upstream().items() if n in _UPSTREAM_PASSES}
+    out.update({n: _lazy(p) for n, p in _PASSES.items()})  # type: ignore[misc]
+    return out
+
+
+def get_all_targets() -> dict[str, Callable[[], Callable[..., str]]]:
+    return {n: _lazy(p) for n, p in _TARGETS.items()}  # type: ignore[misc]
+
+
+def make_context(allow_unregistered: bool = False) -> Context:
+    """A context that knows every kiln dialect and the upstream ones kiln uses (loaded lazily)."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
