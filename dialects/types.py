@@ -251,7 +251,8 @@ def numel(shape: Shape, symbols: dict[str, int] | None = None) -> int:
 
 
 class _ShapedType(ParametrizedAttribute, TypeAttribute):
-    """Common parse/print and accessors of ``!graph.tensor`` and ``!kernel.buffer``."""
+    """Common parse/print and accessors of ``!graph.tensor`` and ``!kernel.buffer`` (each subclass declares the
+    two parameters itself: IRDL makes each concrete class a dataclass, and fields are not inherited)."""
 
     shape_attr: ArrayAttr
     element_type: Attribute
@@ -305,6 +306,8 @@ class TensorType(_ShapedType):
     """A whole tensor at the graph level: ``!graph.tensor<Nx64xf32>``."""
 
     name = "graph.tensor"
+    shape_attr: ArrayAttr
+    element_type: Attribute
 
 
 @irdl_attr_definition
@@ -312,6 +315,8 @@ class BufferType(_ShapedType):
     """A buffer in memory at the kernel level: ``!kernel.buffer<Nx64xf32>`` (row-major, contiguous)."""
 
     name = "kernel.buffer"
+    shape_attr: ArrayAttr
+    element_type: Attribute
 
 
 # ---------------------------------------------------------------------------------------------
