@@ -1,0 +1,1 @@
+"""kiln.targets.ptx: PTX for NVIDIA GPUs (emitter, nvJitLink toolchain, target description)."""
