@@ -116,7 +116,7 @@ _ERF64 = np.frompyfunc(math.erf, 1, 1)
 
 def _erf(x: np.ndarray) -> np.ndarray:
     """erf in f64 (math.erf), returned in x's dtype; numpy has no erf and scipy is not a runtime dependency."""
-    return _ERF64(x.astype(np.float64)).astype(x.dtype)
+    return np.array(_ERF64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
