@@ -1,0 +1,387 @@
+"""`convert-graph-to-kernel`: one `kernel.kernel` per realized value, and the schedule that runs them.
+
+The decisions were made by `graph-mark-realize` (the `graph.realize` attribute); this pass only
+translates. A kernel computes its realized value at every point of fresh `global` ranges over the value's
+shape. Producers that are not realized are inlined by *indexing* them (tinygrad's rangeify): movement ops
+transform the index polynomials (with validity conditions for pad/concat), elementwise ops apply to the
+indexed operands, reductions open `reduce` ranges, and realized values and function arguments are loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    i1,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from kiln.dialects import graph as G
+from kiln.dialects import kernel as K
+from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, bitwidth, is_float, is_unsigned
+from kiln.lowering.index_expr import Poly, delinearize, dim_poly, linearize, range_atom
+from kiln.lowering.kernel_builder import Cond, KernelBuilder
+from kiln.passes.schedule import REALIZE_ATTR
+
+INDEX = IndexType()
+
+UNARY_ALU = {
+    "neg": "neg", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos",
+    "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "recip", "trunc": "trunc", "floor": "floor", "ceil": "ceil",
+    "abs": "abs", "sign": "sign", "tanh": "tanh", "erf": "erf", "not": "not",
+}
+BINARY_ALU = {n: n for n in ("add", "sub", "mul", "div", "max", "min", "pow", "and", "or", "xor", "shl", "shr")}
+COMPARE_ALU = {"lt": ("cmplt", False), "le": ("cmple", False), "gt": ("cmplt", True), "ge": ("cmple", True),
+               "eq": ("cmpeq", False), "ne": ("cmpne", False)}
+REDUCE_KIND = {"graph.reduce_sum": K.ReduceKind.ADD, "graph.mean": K.ReduceKind.ADD,
+               "graph.reduce_prod": K.ReduceKind.MUL, "graph.reduce_max": K.ReduceKind.MAX,
+               "graph.reduce_min": K.ReduceKind.MIN}
+DENSE_INLINE_LIMIT = 256
+
+
+def _ints(attr: Attribute | None) -> tuple[int, ...]:
+    return tuple(int(v) for v in attr.get_values()) if isinstance(attr, DenseArrayBase) else ()
+
+
+def _int(attr: Attribute | None) -> int:
+    return int(attr.value.data) if attr is not None else 0  # type: ignore[attr-defined]
+
+
+@dataclass
+class _KernelEmitter:
+    """Emits one kernel: the value of `root` at every point of its output ranges."""
+
+    realized: dict[SSAValue, str]
+    symbols: dict[str, tuple[int, int]]
+    b: KernelBuilder = field(init=False)
+    _memo: dict[tuple, SSAValue] = field(default_factory=dict)
+    _next_range: int = 0
+
+    def __post_init__(self) -> None:
+        self.b = KernelBuilder(self.symbols)
+
+    def dims(self, t: TensorType) -> list[Poly]:
+        return [dim_poly(d, self.symbols) for d in t.shape]
+
+    def new_range(self, size: Poly, kind: K.AxisKind) -> tuple[Poly, SSAValue]:
+        rid = self._next_range
+        self._next_range += 1
+        return Poly.of(range_atom(rid, size)), self.b.range(rid, size, kind)
+
+    # -- the kernel ------------------------------------------------------------------------------
+    def build(self, root: SSAValue, out_key: object) -> None:
+        t: TensorType = root.type  # type: ignore[assignment]
+        out = self.b.buffer(out_key, BufferType(t.shape, t.element_type), "output")
+        self.b.output_key = out_key
+        shape = self.dims(t)
+        idx = [self.new_range(d, K.AxisKind.GLOBAL)[0] for d in shape]
+        v = self.compute(root, tuple(idx), ())
+        self.b.store(out, linearize(idx, shape), v, None)
+
+    # -- values ----------------------------------------------------------------------------------
+    def value(self, v: SSAValue, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        """The element of `v` at `idx`; loads are gated by `gate` (the index may be out of bounds where
+        the gate is false)."""
+        if isinstance(v, BlockArgument) or v in self.realized:
+            return self.load(v, idx, gate)
+        return self.compute(v, idx, gate)
+
+    def load(self, v: SSAValue, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        t: TensorType = v.type  # type: ignore[assignment]
+        reason = "arg" if isinstance(v, BlockArgument) else self.realized[v]
+        buf = self.b.buffer(v, BufferType(t.shape, t.element_type), reason)
+        return self.b.load(buf, linearize(list(idx), self.dims(t)), self.b.condition(gate))
+
+    def compute(self, v: SSAValue, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        key = (v, idx, gate)
+        if key not in self._memo:
+            op = v.owner
+            assert isinstance(op, Operation)
+            self._memo[key] = self._emit_op(op, v.type, idx, gate)  # type: ignore[arg-type]
+        return self._memo[key]
+
+    def _emit_op(self, op: Operation, t: TensorType, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        b, dt = self.b, t.element_type
+        short = op.name.removeprefix("graph.")
+        if isinstance(op, G.BinaryOp | G.WhereOp):
+            args = [self.value(o, self._broadcast_index(o.type, t, idx), gate) for o in op.operands]  # type: ignore[arg-type]
+            return self._elementwise(short, args, op.operands[0].type.element_type)  # type: ignore[attr-defined]
+        if isinstance(op, G.UnaryOp):
+            return self._unary(short, self.value(op.operands[0], idx, gate), dt)
+        if isinstance(op, G.ConstantOp):
+            return self._constant(op, t, idx)
+        if isinstance(op, G.IotaOp):
+            return b.cast(b.index(idx[_int(op.axis) % t.rank]), dt)
+        if isinstance(op, G.CastOp):
+            return b.cast(self.value(op.input, idx, gate), dt)
+        if isinstance(op, G.BitcastOp):
+            return b.bitcast(self.value(op.input, idx, gate), dt)
+        if isinstance(op, G.ContiguousOp):
+            return self.value(op.input, idx, gate)
+        if op.name in REDUCE_KIND:
+            return self._reduce(op, idx, gate)
+        if isinstance(op, G.GatherOp):
+            return self._gather(op, idx, gate)
+        if isinstance(op, G.ConcatOp):
+            return self._concat(op, t, idx, gate)
+        if isinstance(op, G.PadOp):
+            return self._pad(op, idx, gate)
+        src = op.operands[0]
+        return self.value(src, self._move_index(op, src.type, t, idx), gate)  # type: ignore[arg-type]
+
+    # -- elementwise -------------------------------------------------------------------------
+    def _broadcast_index(self, ot: TensorType, rt: TensorType, idx: tuple[Poly, ...]) -> tuple[Poly, ...]:
+        pad = rt.rank - ot.rank
+        return tuple(Poly.of(0) if d == 1 and rt.shape[k + pad] != 1 else idx[k + pad] for k, d in enumerate(ot.shape))
+
+    def _unary(self, name: str, x: SSAValue, dt: Attribute) -> SSAValue:
+        b = self.b
+        if name in UNARY_ALU:
+            return b.alu(UNARY_ALU[name], x)
+        if name == "relu":
+            return b.alu("max", x, b.const(0, dt))
+        if name == "sigmoid":
+            return b.alu("recip", b.alu("add", b.const(1.0, dt), b.alu("exp", b.alu("neg", x))))
+        if name == "gelu":
+            half_x = b.alu("mul", x, b.const(0.5, dt))
+            e = b.alu("erf", b.alu("mul", x, b.const(0.7071067811865476, dt)))
+            return b.alu("mul", half_x, b.alu("add", b.const(1.0, dt), e))
+        raise DiagnosticException(f"graph.{name} cannot be lowered to a kernel")
+
+    def _elementwise(self, name: str, args: list[SSAValue], operand_dt: Attribute) -> SSAValue:
+        b = self.b
+        if name == "where":
+            return b.alu("where", *args)
+        if name in BINARY_ALU:
+            return b.alu(BINARY_ALU[name], *args)
+        if name in COMPARE_ALU:
+            kind, swap = COMPARE_ALU[name]
+            return b.alu(kind, *(reversed(args) if swap else args))
+        if name in ("idiv", "mod"):
+            return self._floor_divmod(name, args[0], args[1], operand_dt)
+        raise DiagnosticException(f"graph.{name} cannot be lowered to a kernel")
+
+    def _floor_divmod(self, name: str, x: SSAValue, y: SSAValue, dt: Attribute) -> SSAValue:
+        """numpy `//` and `%` from C-style idiv/mod: adjust when the remainder's sign differs from the
+        divisor's; integer division by zero gives 0; floats follow numpy's npy_divmod."""
+        b = self.b
+        zero = b.const(0, dt)
+        if is_float(dt):
+            r = b.alu("mod", x, y)
+            fix = b.alu("and", b.alu("cmpne", r, zero), b.alu("cmpne", b.alu("cmplt", r, zero), b.alu("cmplt", y, zero)))
+            if name == "mod":
+                return b.alu("where", fix, b.alu("add", r, y), r)
+            q = b.alu("div", b.alu("sub", x, r), y)
+            q = b.alu("where", fix, b.alu("sub", q, b.const(1.0, dt)), q)
+            fq = b.alu("floor", q)
+            fq = b.alu("where", b.alu("cmplt", b.const(0.5, dt), b.alu("sub", q, fq)), b.alu("add", fq, b.const(1.0, dt)), fq)
+            return b.alu("where", b.alu("cmpeq", y, zero), b.alu("div", x, y), fq)
+        is_zero = b.alu("cmpeq", y, zero)
+        safe = b.alu("where", is_zero, b.const(1, dt), y)
+        q, r = b.alu("idiv", x, safe), b.alu("mod", x, safe)
+        if not is_unsigned(dt):
+            fix = b.alu("and", b.alu("cmpne", r, zero), b.alu("cmpne", b.alu("cmplt", r, zero), b.alu("cmplt", safe, zero)))
+            q = b.alu("where", fix, b.alu("sub", q, b.const(1, dt)), q)
+            r = b.alu("where", fix, b.alu("add", r, safe), r)
+        return b.alu("where", is_zero, zero, q if name == "idiv" else r)
+
+    def _constant(self, op: G.ConstantOp, t: TensorType, idx: tuple[Poly, ...]) -> SSAValue:
+        b, dt = self.b, t.element_type
+        v = op.value
+        if isinstance(v, FloatAttr | IntegerAttr):
+            return b.const(v.value.data, dt)
+        assert isinstance(v, DenseIntOrFPElementsAttr)
+        values = [x.value.data if hasattr(x, "value") else x for x in v.get_values()]  # type: ignore[union-attr]
+        if len(set(values)) == 1:
+            return b.const(values[0], dt)
+        if len(values) > DENSE_INLINE_LIMIT:
+            raise DiagnosticException(
+                f"graph.constant with {len(values)} distinct elements: dense constants above {DENSE_INLINE_LIMIT} "
+                "elements must be function arguments"
+            )
+        flat = b.index(linearize(list(idx), self.dims(t)))
+        out = b.const(values[-1], dt)
+        for i in range(len(values) - 2, -1, -1):
+            out = b.alu("where", b.alu("cmpeq", flat, b.const(i, INDEX)), b.const(values[i], dt), out)
+        return out
+
+    # -- reductions and gathers ------------------------------------------------------------------
+    def _reduce(self, op: Operation, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        x = op.operands[0]
+        xt: TensorType = x.type  # type: ignore[assignment]
+        axes = _ints(op.properties.get("axes"))
+        keep = bool(_int(op.properties.get("keepdims")))
+        out_iter = iter(idx)
+        in_idx: list[Poly] = []
+        ranges: list[SSAValue] = []
+        count = Poly.of(1)
+        for d, size in enumerate(self.dims(xt)):
+            if d in axes:
+                r, rv = self.new_range(size, K.AxisKind.REDUCE)
+                ranges.append(rv)
+                in_idx.append(r)
+                count = count * size
+                if keep:
+                    next(out_iter)
+            else:
+                in_idx.append(next(out_iter))
+        v = self.value(x, tuple(in_idx), gate)
+        if not ranges:
+            return v
+        red = self.b.reduce(REDUCE_KIND[op.name], v, ranges)
+        if op.name == "graph.mean":
+            return self.b.alu("div", red, self.b.cast(self.b.index(count), xt.element_type))
+        return red
+
+    def _gather(self, op: G.GatherOp, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        xt: TensorType = op.input.type  # type: ignore[assignment]
+        axis = _int(op.axis) % xt.rank
+        where_ = self.b.cast(self.value(op.indices, idx, gate), INDEX)
+        n = self.dims(xt)[axis]
+        _, hi = n.bounds()
+        pos = Poly.of(self.b.value_atom(where_, 0, hi - 1))
+        src_idx = tuple(pos if d == axis else p for d, p in enumerate(idx))
+        # An out-of-range index reads nothing (gives 0) rather than out of bounds.
+        return self.value(op.input, src_idx, gate + ((pos, Poly.of(0), n),))
+
+    # -- movement -------------------------------------------------------------------------------
+    def _pad(self, op: G.PadOp, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        xt: TensorType = op.input.type  # type: ignore[assignment]
+        low = _ints(op.low)
+        src_idx = tuple(p - lo for p, lo in zip(idx, low))
+        conds = tuple((p, Poly.of(0), n) for p, n, lo, hi in zip(src_idx, self.dims(xt), low, _ints(op.high)) if lo or hi)
+        inner = self.value(op.input, src_idx, gate + conds)
+        valid = self.b.condition(conds)
+        if valid is None:
+            return inner
+        return self.b.alu("where", valid, inner, self.b.const(op.value.value.data, xt.element_type))  # type: ignore[attr-defined]
+
+    def _concat(self, op: G.ConcatOp, t: TensorType, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        axis = _int(op.axis) % t.rank
+        pieces: list[tuple[SSAValue | None, SSAValue]] = []
+        offset = 0
+        for x in op.inputs:
+            n = x.type.shape[axis]  # type: ignore[attr-defined]
+            local = idx[axis] - offset
+            cond: Cond = (local, Poly.of(0), Poly.of(n))
+            src_idx = tuple(local if d == axis else p for d, p in enumerate(idx))
+            pieces.append((self.b.condition((cond,)), self.value(x, src_idx, gate + (cond,))))
+            offset += n
+        out = pieces[-1][1]
+        for valid, val in reversed(pieces[:-1]):
+            out = val if valid is None else self.b.alu("where", valid, val, out)
+        return out
+
+    def _move_index(self, op: Operation, st: TensorType, rt: TensorType, idx: tuple[Poly, ...]) -> tuple[Poly, ...]:
+        """The source index of a reshape/expand/permute/shrink/flip at result index `idx`."""
+        if isinstance(op, G.ReshapeOp):
+            return tuple(delinearize(linearize(list(idx), self.dims(rt)), self.dims(st)))
+        if isinstance(op, G.ExpandOp):
+            return self._broadcast_index(st, rt, idx)
+        if isinstance(op, G.PermuteOp):
+            out: list[Poly] = [Poly.of(0)] * st.rank
+            for i, p in enumerate(_ints(op.perm)):
+                out[p] = idx[i]
+            return tuple(out)
+        if isinstance(op, G.ShrinkOp):
+            start = _ints(op.start)
+            step = _ints(op.step) or (1,) * st.rank
+            return tuple(p * s + s0 for p, s0, s in zip(idx, start, step))
+        if isinstance(op, G.FlipOp):
+            axes = _ints(op.axes)
+            dims = self.dims(st)
+            return tuple(dims[d] - 1 - p if d in axes else p for d, p in enumerate(idx))
+        raise DiagnosticException(f"'{op.name}' cannot be lowered to a kernel (run graph-decompose first)")
+
+
+def _kernel_name(fn: str, i: int, t: TensorType, kernel: K.KernelOp) -> str:
+    has_reduce = any(isinstance(o, K.ReduceOp) for o in kernel.body.block.ops)
+    return f"{fn}_{'r' if has_reduce else 'e'}{i}"
+
+
+class ConvertGraphToKernel(ModulePass):
+    """Translate each graph function into kernels (one per realized value) and a schedule function."""
+
+    name = "convert-graph-to-kernel"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
+            if fn.is_declaration or not any(isinstance(t, TensorType) for t in fn.function_type.inputs.data + fn.function_type.outputs.data):
+                continue
+            self._convert(op, fn)
+
+    def _convert(self, module: ModuleOp, fn: func.FuncOp) -> None:
+        dims_attr = fn.attributes.get(DIMS_KEY)
+        symbols = dims_attr.bounds if isinstance(dims_attr, DimsAttr) else {}
+        body = fn.body.blocks.first
+        assert body is not None
+        realized: dict[SSAValue, str] = {}  # in program order, so kernels launch after their producers
+        for o in body.ops:
+            why = o.attributes.get(REALIZE_ATTR)
+            if isinstance(why, StringAttr):
+                realized[o.results[0]] = why.data
+        ret = body.last_op
+        assert isinstance(ret, func.ReturnOp)
+        outputs: list[SSAValue] = list(ret.operands)
+        # Function results that are arguments still need their own output buffer: a copy kernel.
+        roots: list[tuple[SSAValue, object]] = [(v, v) for v in realized]
+        roots += [(v, ("copy", i)) for i, v in enumerate(outputs) if isinstance(v, BlockArgument)]
+
+        kernels: list[tuple[K.KernelOp, list[object], list[str], object]] = []
+        for i, (root, key) in enumerate(roots):
+            em = _KernelEmitter(realized, symbols)
+            em.build(root, key)
+            block, keys, reasons, syms = em.b.finish()
+            attrs: dict[str, Attribute] = {
+                "inputs": ArrayAttr([StringAttr(r) for r in reasons]),
+                "symbols": ArrayAttr([StringAttr(s) for s in syms]),
+            }
+            if symbols:
+                attrs[DIMS_KEY] = DimsAttr.from_dict(symbols)
+            kop = K.KernelOp("tmp", [a.type for a in block.args], Region(block), attrs)
+            kop.properties["sym_name"] = StringAttr(_kernel_name(fn.sym_name.data, i, root.type, kop))  # type: ignore[arg-type]
+            kernels.append((kop, keys, syms, key))
+
+        schedule = self._schedule(fn, kernels, outputs, symbols)
+        for kop, *_ in kernels:
+            module.body.block.insert_op_before(kop, fn)
+        Rewriter.replace_op(fn, schedule)
+
+    def _schedule(self, fn: func.FuncOp, kernels, outputs: list[SSAValue], symbols) -> func.FuncOp:
+        in_types = [BufferType(t.shape, t.element_type) for t in fn.function_type.inputs.data]  # type: ignore[attr-defined]
+        out_types = [BufferType(t.shape, t.element_type) for t in fn.function_type.outputs.data]  # type: ignore[attr-defined]
+        block = Block(arg_types=in_types)
+        old_args = fn.body.blocks.first.args  # type: ignore[union-attr]
+        buffers: dict[object, SSAValue] = {old: new for old, new in zip(old_args, block.args)}
+        sym_vals: dict[str, SSAValue] = {}
+        for kop, keys, syms, out_key in kernels:
+            out_t = kop.args[0].type
+            alloc = K.AllocOp(out_t)  # type: ignore[arg-type]
+            block.add_op(alloc)
+            buffers[out_key] = alloc.result
+            for s in syms:
+                if s not in sym_vals:
+                    sym = K.SymbolOp(s)
+                    block.add_op(sym)
+                    sym_vals[s] = sym.result
+            block.add_op(K.LaunchOp(kop.sym_name.data, [buffers[k] for k in keys] + [sym_vals[s] for s in syms]))
+        results = [buffers[("copy", i)] if isinstance(v, BlockArgument) else buffers[v] for i, v in enumerate(outputs)]
+        block.add_op(func.ReturnOp(*results))
+        new = func.FuncOp(fn.sym_name.data, (in_types, out_types), Region(block), visibility=fn.sym_visibility)
+        for k, v in fn.attributes.items():
+            new.attributes[k] = v
+        return new
