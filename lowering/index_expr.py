@@ -168,6 +168,25 @@ class Poly:
             return self
         return Poly.of(_mod_atom(self, d))
 
+    def recombine(self) -> Poly:
+        """Fold ``(x // c) * (k*c) + (x % c) * k`` back into ``x * k`` (what a reshape of a reshape leaves)."""
+        out = self
+        changed = True
+        while changed:
+            changed = False
+            coeffs = dict(out.terms)
+            for mono, k in out.terms:
+                if len(mono) != 1 or mono[0].kind != "mod" or not mono[0].key[1].is_const():
+                    continue
+                x, c = mono[0].key
+                div = (_div_atom(x, c),)
+                if coeffs.get(div) == k * c.const:
+                    del coeffs[mono], coeffs[div]
+                    out = Poly._make(coeffs, out.const) + x * k
+                    changed = True
+                    break
+        return out
+
     def _factor(self, c: int) -> tuple[Poly, Poly, int] | None:
         """Find g | c, g > 1 with self = part*g + small and 0 <= small < g (so // and % by c reduce to part)."""
         from math import gcd
@@ -244,7 +263,7 @@ def linearize(idx: list[Poly], shape: list[Poly]) -> Poly:
     out = Poly.of(0)
     for i, s in zip(idx, row_major_strides(shape)):
         out = out + i * s
-    return out
+    return out.recombine()
 
 
 def delinearize(flat: Poly, shape: list[Poly]) -> list[Poly]:
