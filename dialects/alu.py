@@ -1,0 +1,462 @@
+"""The scalar ops the ``kernel`` and ``uop`` dialects share: ALU ops, casts and constants.
+
+One table (``ALU_OPS``) says what every ALU op is; ``make_alu_ops(prefix)`` turns it into IRDL op classes for a
+dialect, so ``kernel.add`` and ``uop.add`` have one definition, one verifier and one syntax. ``uop`` passes
+``vectors=True``: its values may also be ``vector<NxT>`` (the op applies lane by lane). See
+docs/dialects/kernel.md for the semantics of each op.
+
+Syntax (``kernel`` shown; ``uop`` is the same)::
+
+    %r = kernel.add %a, %b : f32            // the type is the operand type
+    %c = kernel.cmplt %a, %b : f32          // comparisons return i1 (vector<Nxi1> for vectors)
+    %w = kernel.where %c, %a, %b : f32      // %c is i1
+    %f = kernel.cast %i : i32 -> f32
+    %k = kernel.const 64 : index
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    VectorType,
+    i1,
+)
+from xdsl.interfaces import HasFolderInterface
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Commutative, ConstantLike, OpTrait, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from kiln.dialects.types import bitwidth, is_bool, is_dtype, is_float
+
+# ---------------------------------------------------------------------------------------------
+# value types: scalars (a kiln dtype or index) and, in uop, vector<NxT> of them
+
+FLOAT, INT, BOOL, INDEX = "float", "int", "bool", "index"
+"""Dtype classes: ALU ops say which of these they accept. ``int`` covers signed and unsigned integers."""
+
+
+def dtype_class(t: Attribute) -> str | None:
+    """The dtype class of a scalar type, or None if it is not a kiln scalar type."""
+    if isinstance(t, IndexType):
+        return INDEX
+    if not is_dtype(t):
+        return None
+    if is_float(t):
+        return FLOAT
+    return BOOL if is_bool(t) else INT
+
+
+def is_vector(t: Attribute) -> bool:
+    return isinstance(t, VectorType)
+
+
+def element_type(t: Attribute) -> Attribute:
+    """The scalar type of a value type: T for T and for vector<NxT>."""
+    return t.get_element_type() if isinstance(t, VectorType) else t
+
+
+def lanes(t: Attribute) -> int:
+    """How many scalars a value of this type holds: N for vector<NxT>, 1 for a scalar."""
+    return t.get_shape()[0] if isinstance(t, VectorType) else 1
+
+
+def like(t: Attribute, scalar: Attribute) -> Attribute:
+    """``scalar`` with the shape of ``t``: i1 for f32, vector<4xi1> for vector<4xf32>."""
+    return VectorType(scalar, t.get_shape()) if isinstance(t, VectorType) else scalar
+
+
+def check_value_type(t: Attribute, vectors: bool, what: str) -> None:
+    """Raise unless ``t`` is a scalar kiln type (or, when ``vectors``, a 1-D fixed vector of one)."""
+    if isinstance(t, VectorType):
+        if not vectors:
+            raise VerifyException(f"{what} must be a scalar, got {t} (vectors exist only in uop)")
+        if t.get_num_dims() != 1 or t.get_num_scalable_dims() or t.get_shape()[0] < 1:
+            raise VerifyException(f"{what} must be a 1-D fixed-size vector<NxT>, got {t}")
+    if dtype_class(element_type(t)) is None:
+        kinds = "a scalar dtype, index or vector<NxT>" if vectors else "a scalar dtype or index"
+        raise VerifyException(f"{what} must be {kinds}, got {t}")
+
+
+def parse_defined_operand(parser: Parser, role: str) -> SSAValue:
+    """Parse ``%name`` that must already be defined; ops whose text does not repeat an operand's type
+    (``kernel.load %buf[...]``, ``uop.acc_set %acc, ...``) take the type from the definition."""
+    pos = parser.pos
+    unresolved = parser.parse_unresolved_operand(f"expected {role}")
+    values = parser.ssa_values.get(unresolved.operand_name)
+    if values is None or unresolved.index >= len(values):
+        parser.raise_error(f"{role} %{unresolved.operand_name} must be defined before this use", pos, parser.pos)
+    return values[unresolved.index]
+
+
+def describe(value: SSAValue) -> str:
+    """How an error message names a value: ``%name`` when it has one, else the op that makes it."""
+    if value.name_hint:
+        return f"%{value.name_hint}"
+    owner = value.owner
+    return f"the result of {owner.name}" if isinstance(owner, Operation) else "a block argument"
+
+
+# ---------------------------------------------------------------------------------------------
+# the ALU table
+
+
+@dataclass(frozen=True)
+class AluSpec:
+    """One ALU op kind: its name, operand names, accepted dtype classes and result."""
+
+    name: str
+    operands: tuple[str, ...]
+    dtypes: frozenset[str]
+    summary: str
+    returns_bool: bool = False
+    """Comparisons: the result is i1 (vector<Nxi1> for vector operands)."""
+    takes_condition: bool = False
+    """``where``: the first operand is an i1 condition shaped like the result."""
+    commutative: bool = False
+
+    @property
+    def arity(self) -> int:
+        return len(self.operands)
+
+
+_NUMERIC = frozenset({FLOAT, INT, INDEX})
+_FLOATS = frozenset({FLOAT})
+_INTEGRAL = frozenset({INT, INDEX})
+_LOGICAL = frozenset({INT, BOOL, INDEX})
+_ALL = frozenset({FLOAT, INT, BOOL, INDEX})
+_X = ("x",)
+_LR = ("lhs", "rhs")
+
+
+def _unary(name: str, dtypes: frozenset[str], summary: str) -> AluSpec:
+    return AluSpec(name, _X, dtypes, summary)
+
+
+def _binary(name: str, dtypes: frozenset[str], summary: str, commutative: bool = False) -> AluSpec:
+    return AluSpec(name, _LR, dtypes, summary, commutative=commutative)
+
+
+def _compare(name: str, summary: str, commutative: bool = False) -> AluSpec:
+    return AluSpec(name, _LR, _ALL, summary, returns_bool=True, commutative=commutative)
+
+
+ALU_OPS: dict[str, AluSpec] = {
+    s.name: s
+    for s in (
+        _unary("neg", _NUMERIC, "-x (wraps for integers)"),
+        _unary("exp", _FLOATS, "e**x"),
+        _unary("exp2", _FLOATS, "2**x"),
+        _unary("log", _FLOATS, "natural logarithm; -inf at 0, nan below"),
+        _unary("log2", _FLOATS, "base-2 logarithm; -inf at 0, nan below"),
+        _unary("sin", _FLOATS, "sine (radians)"),
+        _unary("cos", _FLOATS, "cosine (radians)"),
+        _unary("sqrt", _FLOATS, "square root; nan below 0"),
+        _unary("rsqrt", _FLOATS, "1 / sqrt(x)"),
+        _unary("recip", _FLOATS, "1 / x"),
+        _unary("trunc", _FLOATS, "round toward zero"),
+        _unary("floor", _FLOATS, "round toward -inf"),
+        _unary("ceil", _FLOATS, "round toward +inf"),
+        _unary("abs", _NUMERIC, "|x|"),
+        _unary("sign", _NUMERIC, "-1, 0 or 1 by the sign of x; sign(nan) = nan, sign(-0.0) = 0"),
+        _unary("tanh", _FLOATS, "hyperbolic tangent"),
+        _unary("erf", _FLOATS, "the error function"),
+        _unary("not", _LOGICAL, "logical not on i1, bitwise not on integers"),
+        _binary("add", _NUMERIC, "lhs + rhs (integers wrap)", commutative=True),
+        _binary("sub", _NUMERIC, "lhs - rhs (integers wrap)"),
+        _binary("mul", _NUMERIC, "lhs * rhs (integers wrap)", commutative=True),
+        _binary("div", _FLOATS, "true division lhs / rhs (IEEE: x/0 is +-inf or nan)"),
+        _binary("idiv", _NUMERIC, "division truncated toward zero, as in C; floats: trunc(lhs / rhs)"),
+        _binary("mod", _NUMERIC, "remainder with the sign of lhs, as in C (lhs - idiv(lhs, rhs) * rhs); floats: fmod"),
+        _binary("max", _NUMERIC | {BOOL}, "the larger operand; nan if either is nan; i1: or", commutative=True),
+        _binary("min", _NUMERIC | {BOOL}, "the smaller operand; nan if either is nan; i1: and", commutative=True),
+        _binary("pow", _FLOATS, "lhs ** rhs (C pow)"),
+        _binary("and", _LOGICAL, "bitwise and (logical on i1)", commutative=True),
+        _binary("or", _LOGICAL, "bitwise or (logical on i1)", commutative=True),
+        _binary("xor", _LOGICAL, "bitwise xor (logical on i1)", commutative=True),
+        _binary("shl", _INTEGRAL, "lhs << rhs; a shift by >= the bit width gives 0"),
+        _binary(
+            "shr",
+            _INTEGRAL,
+            "lhs >> rhs: arithmetic on signed, logical on unsigned; a shift by >= the bit width gives 0 (-1 for "
+            "negative signed lhs)",
+        ),
+        _compare("cmplt", "lhs < rhs (false if either is nan)"),
+        _compare("cmple", "lhs <= rhs (false if either is nan)"),
+        _compare("cmpeq", "lhs == rhs (false if either is nan)", commutative=True),
+        _compare("cmpne", "lhs != rhs (true if either is nan)", commutative=True),
+        AluSpec("where", ("cond", "lhs", "rhs"), _ALL, "cond ? lhs : rhs (lane by lane)", takes_condition=True),
+        AluSpec("fma", ("a", "b", "c"), _NUMERIC, "a * b + c (floats: fused, one rounding)"),
+    )
+}
+"""Every ALU op kind, by name. Integer idiv/mod by zero is undefined at these levels: a producer that needs
+numpy's answer (0) divides by ``where(rhs == 0, 1, rhs)`` and selects 0 afterwards."""
+
+
+class AluOp(IRDLOperation):
+    """Base of every generated ALU op class; ``isinstance(op, AluOp)`` finds them in any dialect."""
+
+    SPEC: ClassVar[AluSpec]
+    VECTORS: ClassVar[bool]
+
+    def __init__(self, *operands: SSAValue | Operation, attributes: dict[str, Attribute] | None = None):
+        spec = self.SPEC
+        if len(operands) != spec.arity:
+            raise ValueError(f"{self.name} takes {spec.arity} operands, got {len(operands)}")
+        value_type = SSAValue.get(operands[-1]).type
+        super().__init__(
+            operands=list(operands), result_types=[self._result_type(value_type)], attributes=attributes
+        )
+
+    @property
+    def alu_kind(self) -> str:
+        """The ALU op kind (``"add"``), the same for ``kernel.add`` and ``uop.add``."""
+        return self.SPEC.name
+
+    @classmethod
+    def _result_type(cls, value_type: Attribute) -> Attribute:
+        return like(value_type, i1) if cls.SPEC.returns_bool else value_type
+
+    @property
+    def value_operands(self) -> tuple[SSAValue, ...]:
+        """The operands that carry the computed type (all but ``where``'s condition)."""
+        return tuple(self.operands[1:] if self.SPEC.takes_condition else self.operands)
+
+    def verify_(self) -> None:
+        spec = self.SPEC
+        values = self.value_operands
+        t = values[0].type
+        for v in values[1:]:
+            if v.type != t:
+                raise VerifyException(f"{self.name} operands must have the same type, got {t} and {v.type}")
+        check_value_type(t, self.VECTORS, f"{self.name} operand")
+        cls = dtype_class(element_type(t))
+        if cls not in spec.dtypes:
+            accepted = ", ".join(sorted(spec.dtypes))
+            raise VerifyException(f"{self.name} does not accept {t} (it accepts {accepted} types)")
+        if spec.takes_condition and self.operands[0].type != like(t, i1):
+            raise VerifyException(
+                f"{self.name} condition must be {like(t, i1)} to match {t}, got {self.operands[0].type}"
+            )
+        expected = self._result_type(t)
+        if self.results[0].type != expected:
+            raise VerifyException(f"{self.name} result type must be {expected}, got {self.results[0].type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AluOp:
+        pos = parser.pos
+        unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        if len(unresolved) != cls.SPEC.arity:
+            parser.raise_error(f"{cls.name} takes {cls.SPEC.arity} operands, got {len(unresolved)}", pos, parser.pos)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        types = [t] * cls.SPEC.arity
+        if cls.SPEC.takes_condition:
+            types[0] = like(t, i1)
+        operands = [parser.resolve_operand(u, ty) for u, ty in zip(unresolved, types)]
+        return cls.create(operands=operands, result_types=[cls._result_type(t)], attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value_operands[0].type)
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _define(base: type[IRDLOperation], class_name: str, op_name: str, module: str, body: dict) -> type:
+    """Create and IRDL-register one op class; ``module`` is where it is documented to live."""
+    body = {"name": op_name, "__module__": module, "__qualname__": class_name, **body}
+    return irdl_op_definition(type(class_name, (base,), body))
+
+
+def make_alu_ops(prefix: str, *, vectors: bool = False) -> dict[str, type[AluOp]]:
+    """One op class per ``ALU_OPS`` entry, named ``<prefix>.<kind>`` (class ``<Kind>Op``), by kind."""
+    module = f"kiln.dialects.{prefix}"
+    ops: dict[str, type[AluOp]] = {}
+    for spec in ALU_OPS.values():
+        fields: dict[str, object] = {n: operand_def(AnyAttr()) for n in spec.operands}
+        traits: list[OpTrait] = [Pure()] + ([Commutative()] if spec.commutative else [])
+        body = {
+            **fields,
+            "result": result_def(AnyAttr()),
+            "traits": traits_def(*traits),
+            "SPEC": spec,
+            "VECTORS": vectors,
+            "__annotations__": {"SPEC": ClassVar[AluSpec], "VECTORS": ClassVar[bool]},
+            "__doc__": f"{prefix}.{spec.name}: {spec.summary}.",
+        }
+        ops[spec.name] = _define(AluOp, f"{_camel(spec.name)}Op", f"{prefix}.{spec.name}", module, body)
+    return ops
+
+
+def alu_kind(op: Operation) -> str | None:
+    """The ALU op kind of ``op`` (``"add"``), or None if it is not an ALU op."""
+    return op.alu_kind if isinstance(op, AluOp) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# casts
+
+
+class ConversionOp(IRDLOperation):
+    """Base of ``cast`` and ``bitcast``: ``%y = <prefix>.cast %x : i32 -> f32``."""
+
+    VECTORS: ClassVar[bool]
+
+    input = operand_def(AnyAttr())
+    result = result_def(AnyAttr())
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, value: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[value], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, dst = self.input.type, self.result.type
+        check_value_type(src, self.VECTORS, f"{self.name} operand")
+        check_value_type(dst, self.VECTORS, f"{self.name} result")
+        if is_vector(src) != is_vector(dst) or lanes(src) != lanes(dst):
+            raise VerifyException(f"{self.name} must keep the number of lanes: {src} -> {dst}")
+
+
+class CastOp(ConversionOp):
+    """Value conversion between any two scalar types, as numpy ``astype``: float -> int truncates toward
+    zero (out of range / nan is undefined), int -> float rounds to nearest, x -> i1 is ``x != 0``,
+    i1 -> x gives 0 or 1, integer narrowing wraps, index converts like i64."""
+
+
+class BitcastOp(ConversionOp):
+    """Reinterpret the bits of a value as another type of the same bit width (``f32 -> i32``); not index."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        src, dst = element_type(self.input.type), element_type(self.result.type)
+        if isinstance(src, IndexType) or isinstance(dst, IndexType):
+            raise VerifyException(f"{self.name} cannot convert index (its width is the target's): {src} -> {dst}")
+        if bitwidth(src) != bitwidth(dst):
+            raise VerifyException(
+                f"{self.name} needs types of the same bit width: {src} ({bitwidth(src)} bits) -> "
+                f"{dst} ({bitwidth(dst)} bits)"
+            )
+
+
+def make_conversion_ops(prefix: str, *, vectors: bool = False) -> tuple[type[CastOp], type[BitcastOp]]:
+    """``<prefix>.cast`` and ``<prefix>.bitcast``."""
+    module = f"kiln.dialects.{prefix}"
+    extra = {"VECTORS": vectors, "__annotations__": {"VECTORS": ClassVar[bool]}}
+    cast = _define(CastOp, "CastOp", f"{prefix}.cast", module, {**extra, "__doc__": CastOp.__doc__})
+    bitcast = _define(BitcastOp, "BitcastOp", f"{prefix}.bitcast", module, {**extra, "__doc__": BitcastOp.__doc__})
+    return cast, bitcast
+
+
+# ---------------------------------------------------------------------------------------------
+# constants
+
+ConstValue = IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr
+
+
+class ConstOp(IRDLOperation, HasFolderInterface):
+    """A constant: ``<prefix>.const 64 : index``, ``1.000000e+00 : f32``, ``true : i1``; +-inf and nan
+    print as MLIR hex bit patterns (``0x7f800000 : f32``). In uop a vector constant is a dense attribute:
+    ``uop.const dense<0.000000e+00> : vector<4xf32>``."""
+
+    VECTORS: ClassVar[bool]
+
+    value = prop_def(AnyAttr())
+    result = result_def(AnyAttr())
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: ConstValue):
+        super().__init__(properties={"value": value}, result_types=[value.type])
+
+    @classmethod
+    def from_number(cls, number: int | float | bool, type: Attribute) -> ConstOp:
+        """A constant of ``type`` (a scalar type, or in uop a vector type: a splat)."""
+        scalar = element_type(type)
+        if is_float(scalar):
+            attr: ConstValue = FloatAttr(float(number), scalar)  # type: ignore[arg-type]
+        else:
+            attr = IntegerAttr(int(number), scalar)  # type: ignore[arg-type]
+        if isinstance(type, VectorType):
+            attr = DenseIntOrFPElementsAttr.from_list(type, [attr.value.data])  # type: ignore[arg-type]
+        return cls(attr)
+
+    def fold(self) -> Sequence[Attribute]:
+        return (self.value,)
+
+    def verify_(self) -> None:
+        value, t = self.value, self.result.type
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            if not self.VECTORS or not isinstance(value.type, VectorType):
+                where = "a vector constant (uop only)" if self.VECTORS else "not allowed in kernel"
+                raise VerifyException(f"{self.name}: a dense value must be {where}, got {value.type}")
+        elif not isinstance(value, IntegerAttr | FloatAttr):
+            raise VerifyException(f"{self.name} value must be an integer, float or boolean literal, got {value}")
+        check_value_type(value.type, self.VECTORS, f"{self.name} type")
+        if t != value.type:
+            raise VerifyException(f"{self.name} result type {t} does not match its value's type {value.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstOp:
+        pos = parser.pos
+        value = parser.parse_optional_builtin_int_or_float_attr()
+        if value is not None and value.type == i1 and parser.parse_optional_punctuation(":"):
+            pos_t = parser.pos
+            if parser.parse_type() != i1:  # `true`/`false` were already typed i1
+                parser.raise_error("a boolean constant has type i1", pos_t, parser.pos)
+        if value is None:
+            value = parser.parse_optional_attribute()
+            if not isinstance(value, DenseIntOrFPElementsAttr):
+                parser.raise_error(f"expected a number, true/false or a dense vector constant after {cls.name}", pos)
+        attributes = parser.parse_optional_attr_dict()
+        return cls.create(properties={"value": value}, result_types=[value.type], attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        if self.value.type == i1:
+            printer.print_string(" : i1")
+        printer.print_op_attributes(self.attributes)
+
+
+def make_const_op(prefix: str, *, vectors: bool = False) -> type[ConstOp]:
+    """``<prefix>.const``."""
+    body = {"VECTORS": vectors, "__annotations__": {"VECTORS": ClassVar[bool]}, "__doc__": ConstOp.__doc__}
+    return _define(ConstOp, "ConstOp", f"{prefix}.const", f"kiln.dialects.{prefix}", body)
+
+
+__all__ = [
+    "ALU_OPS",
+    "AluOp",
+    "AluSpec",
+    "BitcastOp",
+    "CastOp",
+    "ConstOp",
+    "alu_kind",
+    "make_alu_ops",
+    "make_const_op",
+    "make_conversion_ops",
+]
