@@ -1,0 +1,1 @@
+"""kiln.targets.c: C for the host CPU (emitter, C compiler toolchain, target description)."""

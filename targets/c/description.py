@@ -1,0 +1,16 @@
+"""The cpu-c target: C11 compiled by the system C compiler (``$CC``) into a shared library.
+
+Native ALU ops are those with a C operator or a ``<math.h>`` function (``expf``, ``tanhf``, ``erff``,
+``fmaf``, ...); ``rsqrt`` and ``sign`` are decomposed. Note for the emitter: gcc 12 computes with
+``_Float16`` but has ``__bf16`` only as a storage type, so bf16 goes through float.
+"""
+
+from __future__ import annotations
+
+from kiln.targets.description import TargetDescription, host_cpu_description
+
+DECOMPOSED = frozenset({"rsqrt", "sign"})
+
+
+def describe() -> TargetDescription:
+    return host_cpu_description("cpu-c", DECOMPOSED)

@@ -1,0 +1,137 @@
+"""What a target can do, as data: the table that decompositions, legality checks and optimizers read.
+
+A pass never asks "am I compiling for CUDA?"; it asks the ``TargetDescription``: is this dtype supported, is
+this ALU op native (else ``uop-decompose`` rewrites it), how many lanes does a vector of f32 have, are there
+workgroup-local memory and barriers, how large may a launch grid be. Each target's module builds its description
+in a ``describe()`` function (host features are probed at run time); ``get_target(name)`` imports that module
+lazily, so asking for "cpu-c" never imports wgpu or cuda.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from dataclasses import dataclass, field
+
+from kiln.dialects.types import DTYPES, itemsize, parse_dtype
+
+ALU_UNARY = frozenset(
+    "neg exp exp2 log log2 sin cos sqrt rsqrt recip trunc floor ceil abs sign tanh erf not".split()
+)
+ALU_BINARY = frozenset("add sub mul div idiv mod max min pow and or xor shl shr cmplt cmple cmpeq cmpne".split())
+ALU_TERNARY = frozenset({"where", "fma"})
+ALU_OPS = ALU_UNARY | ALU_BINARY | ALU_TERNARY
+"""The ALU op names shared by the kernel and uop dialects (docs/internals.md, 'kernel dialect')."""
+
+_DESCRIPTION_MODULES: dict[str, str] = {
+    "cpu-llvm": "kiln.targets.llvm.description",
+    "cpu-c": "kiln.targets.c.description",
+    "cuda": "kiln.targets.ptx.description",
+    "webgpu": "kiln.targets.wgsl.description",
+}
+"""Target name -> module exposing ``describe() -> TargetDescription``."""
+
+
+@dataclass(frozen=True)
+class TargetDescription:
+    """A target's capabilities. GPU-only limits are None on CPU targets; ``cpu_cores`` is None on GPUs."""
+
+    name: str
+    dtypes: frozenset[str]
+    """dtype names (keys of ``kiln.dialects.types.DTYPES``) the target can load, store and compute with."""
+    alu_ops: frozenset[str]
+    """ALU ops the emitter writes directly; ``uop-decompose`` rewrites the others in terms of these."""
+    index_bits: int
+    """Width of the ``index`` type in generated code (64 on CPUs; 32 on most GPUs)."""
+    vector_bytes: int
+    """Width of the widest native SIMD register (CPU) or vector load (GPU), in bytes."""
+    has_local: bool = False
+    """Workgroup-local memory and barriers exist (``local``/``group_reduce`` ranges, ``uop.define_local``)."""
+    has_threads: bool = False
+    """Launches can be split across CPU cores through ``core_start``/``core_end`` (the ``thread`` range kind)."""
+    local_memory_bytes: int | None = None
+    max_workgroup_size: int | None = None
+    max_workgroup_dims: tuple[int, int, int] | None = None
+    max_grid_dims: tuple[int, int, int] | None = None
+    cpu_cores: int | None = None
+    """Threads a CPU launch may be split into (the cores this process may run on)."""
+    vector_widths: dict[str, int] = field(default_factory=dict, hash=False)
+    """Lanes of a native vector per dtype; filled from ``vector_bytes`` when left empty."""
+
+    def __post_init__(self) -> None:
+        unknown = (self.dtypes - DTYPES.keys()) | (self.alu_ops - ALU_OPS)
+        if unknown:
+            raise ValueError(f"target '{self.name}': unknown dtypes or ALU ops {sorted(unknown)}")
+        if not self.vector_widths:
+            widths = {d: max(1, self.vector_bytes // itemsize(parse_dtype(d))) for d in sorted(self.dtypes)}
+            object.__setattr__(self, "vector_widths", widths)
+
+    def supports_dtype(self, dtype: str) -> bool:
+        return dtype in self.dtypes
+
+    def is_native(self, alu_op: str) -> bool:
+        return alu_op in self.alu_ops
+
+    def vector_width(self, dtype: str) -> int:
+        """Lanes of one native vector of ``dtype`` (1 if the target has no vectors of it)."""
+        return self.vector_widths.get(dtype, 1)
+
+
+@functools.cache
+def get_target(name: str) -> TargetDescription:
+    """The description of a target by name ("cpu-llvm", "cpu-c", "cuda", "webgpu"); computed once per process."""
+    from kiln.runtime.errors import KilnError
+
+    if name not in _DESCRIPTION_MODULES:
+        raise KilnError(f"unknown target '{name}' (expected one of {', '.join(_DESCRIPTION_MODULES)})")
+    try:
+        module = importlib.import_module(_DESCRIPTION_MODULES[name])
+    except ModuleNotFoundError as e:
+        raise KilnError(f"target '{name}' is not available: {e}") from None
+    return module.describe()
+
+
+def target_names() -> list[str]:
+    return list(_DESCRIPTION_MODULES)
+
+
+def host_cpu_description(name: str, decomposed: frozenset[str]) -> TargetDescription:
+    """A host-CPU target: every dtype, all ALU ops but ``decomposed``, 64-bit index, host SIMD width, threads."""
+    return TargetDescription(
+        name=name,
+        dtypes=frozenset(DTYPES),
+        alu_ops=ALU_OPS - decomposed,
+        index_bits=64,
+        vector_bytes=host_vector_bytes(),
+        has_threads=True,
+        cpu_cores=usable_cores(),
+    )
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (affinity-aware); ``KILN_THREADS`` overrides it."""
+    if threads := os.environ.get("KILN_THREADS"):
+        return max(1, int(threads))
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+@functools.cache
+def host_cpu() -> tuple[str, str, str]:
+    """(triple, CPU name, feature string) of this machine as LLVM sees it; part of every host-code cache key."""
+    import llvmlite.binding as llvm
+
+    return llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+def host_vector_bytes() -> int:
+    """The host's SIMD width: AVX-512 64 bytes, AVX2 32, else 16 (SSE/NEON)."""
+    features = set(host_cpu()[2].split(","))
+    if "+avx512f" in features:
+        return 64
+    if "+avx2" in features:
+        return 32
+    return 16
