@@ -1,0 +1,149 @@
+"""kiln's on-disk cache of compiled artifacts (object code, shared libraries, compiled programs).
+
+Where: ``$KILN_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/kiln``, else ``~/.cache/kiln``; ``KILN_NO_CACHE=1``
+turns the cache off (``get`` misses, ``put`` does nothing, ``path_for`` returns None). The environment is read
+on every call so tests and tools can redirect it.
+
+A key is the sha256 of its parts (each part length-prefixed, so ``("ab", "c")`` and ``("a", "bc")`` differ);
+the caller passes every input that changes the artifact. Entries live at ``<dir>/<namespace>/<key><suffix>``.
+
+Entries written through ``put`` carry a header (magic, sha256 of the payload, payload length), so a truncated
+or corrupted file is detected by ``get``, deleted, and reported as a miss: the caller rebuilds and re-stores it.
+All writes are atomic (a temporary file in the same folder, then ``os.replace``), so a reader never sees a
+half-written entry, and concurrent writers of the same key both leave a valid file. The cache is an
+optimization only: a folder that cannot be written is silently skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import struct
+import tempfile
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+KeyPart = str | bytes | int
+
+_MAGIC = b"KILNC\x01\n\x00"
+_HEADER = struct.Struct("<8s32sQ")  # magic, sha256(payload), len(payload)
+_NAMESPACE = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+_NOT_CODE = {"test", "bench", "examples", "docs", "build", "kiln.egg-info"}  # folders skipped by code_fingerprint
+
+
+def cache_dir() -> Path | None:
+    """The cache folder, or None when ``KILN_NO_CACHE`` is set to a non-empty value other than 0."""
+    if os.environ.get("KILN_NO_CACHE", "0") not in ("", "0"):
+        return None
+    if explicit := os.environ.get("KILN_CACHE_DIR"):
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kiln"
+
+
+def cache_key(key_parts: Iterable[KeyPart]) -> str:
+    """sha256 hex digest of the length-prefixed parts."""
+    h = hashlib.sha256()
+    for part in key_parts:
+        if isinstance(part, int):
+            part = str(part)
+        data = part.encode() if isinstance(part, str) else bytes(part)
+        h.update(struct.pack("<Q", len(data)))
+        h.update(data)
+    return h.hexdigest()
+
+
+def path_for(namespace: str, key_parts: Iterable[KeyPart], suffix: str = "") -> Path | None:
+    """Where the artifact for ``key_parts`` lives (for files other tools write, e.g. ``.so``); None if disabled.
+
+    The parent folder is created. The caller writes it atomically (``atomic_write`` or a temp file + os.replace).
+    """
+    root = cache_dir()
+    if root is None:
+        return None
+    if not _NAMESPACE.fullmatch(namespace):
+        raise ValueError(f"bad cache namespace '{namespace}'")
+    folder = root / namespace
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / (cache_key(key_parts) + suffix)
+
+
+def get(namespace: str, key_parts: Iterable[KeyPart]) -> bytes | None:
+    """The payload stored under the key, or None (disabled, missing, or corrupt: a corrupt entry is deleted)."""
+    path = path_for(namespace, key_parts, ".bin")
+    if path is None:
+        return None
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    payload = _unwrap(raw)
+    if payload is None:
+        remove(path)
+    return payload
+
+
+def put(namespace: str, key_parts: Iterable[KeyPart], data: bytes) -> None:
+    """Store ``data`` under the key (atomically); does nothing when the cache is off or not writable."""
+    path = path_for(namespace, key_parts, ".bin")
+    if path is None:
+        return
+    digest = hashlib.sha256(data).digest()
+    try:
+        atomic_write(path, _HEADER.pack(_MAGIC, digest, len(data)) + data)
+    except OSError:
+        pass
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see either the old file or the complete new one."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        remove(Path(tmp))
+        raise
+
+
+def remove(path: Path) -> None:
+    """Delete a file if it exists (a bad entry, a leftover temp file)."""
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def _unwrap(raw: bytes) -> bytes | None:
+    if len(raw) < _HEADER.size:
+        return None
+    magic, digest, length = _HEADER.unpack_from(raw)
+    payload = raw[_HEADER.size :]
+    if magic != _MAGIC or length != len(payload) or hashlib.sha256(payload).digest() != digest:
+        return None
+    return payload
+
+
+@cache
+def code_fingerprint() -> str:
+    """A hash of kiln's own source code, for keys of artifacts that kiln's code produces.
+
+    Any edit to kiln (a pass, an emitter) changes it, so a stale compiled program is never reused; the package
+    version alone would not notice edits made during development. Computed once per process (a few ms).
+    """
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")) and d not in _NOT_CODE)
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = Path(folder, name)
+                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
