@@ -162,8 +162,8 @@ ALU_OPS: dict[str, AluSpec] = {
     s.name: s
     for s in (
         _unary("neg", _NUMERIC, "-x (wraps for integers)"),
-        _unary("exp", _FLOATS, "e**x"),
-        _unary("exp2", _FLOATS, "2**x"),
+        _unary("exp", _FLOATS, "e to the power x"),
+        _unary("exp2", _FLOATS, "2 to the power x"),
         _unary("log", _FLOATS, "natural logarithm; -inf at 0, nan below"),
         _unary("log2", _FLOATS, "base-2 logarithm; -inf at 0, nan below"),
         _unary("sin", _FLOATS, "sine (radians)"),
@@ -174,7 +174,7 @@ ALU_OPS: dict[str, AluSpec] = {
         _unary("trunc", _FLOATS, "round toward zero"),
         _unary("floor", _FLOATS, "round toward -inf"),
         _unary("ceil", _FLOATS, "round toward +inf"),
-        _unary("abs", _NUMERIC, "|x|"),
+        _unary("abs", _NUMERIC, "absolute value (wraps for the most negative integer)"),
         _unary("sign", _NUMERIC, "-1, 0 or 1 by the sign of x; sign(nan) = nan, sign(-0.0) = 0"),
         _unary("tanh", _FLOATS, "hyperbolic tangent"),
         _unary("erf", _FLOATS, "the error function"),
@@ -187,7 +187,7 @@ ALU_OPS: dict[str, AluSpec] = {
         _binary("mod", _NUMERIC, "remainder with the sign of lhs, as in C (lhs - idiv(lhs, rhs) * rhs); floats: fmod"),
         _binary("max", _NUMERIC | {BOOL}, "the larger operand; nan if either is nan; i1: or", commutative=True),
         _binary("min", _NUMERIC | {BOOL}, "the smaller operand; nan if either is nan; i1: and", commutative=True),
-        _binary("pow", _FLOATS, "lhs ** rhs (C pow)"),
+        _binary("pow", _FLOATS, "lhs to the power rhs (C pow)"),
         _binary("and", _LOGICAL, "bitwise and (logical on i1)", commutative=True),
         _binary("or", _LOGICAL, "bitwise or (logical on i1)", commutative=True),
         _binary("xor", _LOGICAL, "bitwise xor (logical on i1)", commutative=True),
