@@ -1,0 +1,32 @@
+"""Fixtures shared by the pytest tests."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pytest
+
+from kiln.tools.errors import run_tool
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliResult]:
+    """Run a tool's ``run(argv)`` in-process, as its console script would: ``cli(kiln_opt.run, [...], stdin=...)``."""
+
+    def invoke(run: Callable[[Sequence[str] | None], int], argv: Sequence[str], stdin: str = "") -> CliResult:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        capsys.readouterr()
+        code = run_tool("tool", run, list(argv))
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return invoke

@@ -1,0 +1,59 @@
+"""How kiln's command-line tools end: a user error is one message and exit 1, a bug is exit 2.
+
+Tools raise `UserError` for anything wrong with their input (files, flags, IR, pass options) and let every
+other exception escape; `run_tool` turns the first into its message and the second into a one-line
+"internal error" report, so no user ever sees a Python traceback unless they ask for it with
+``KILN_TRACEBACK=1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+EXIT_OK = 0
+EXIT_USER_ERROR = 1
+EXIT_INTERNAL_ERROR = 2
+
+
+class UserError(Exception):
+    """A problem with what the user gave the tool, printed as ``<where>: error: <message>``.
+
+    ``where`` is a source location (``file:line:col``) or a file name; by default, the tool's name.
+    """
+
+    def __init__(self, message: str, where: str | None = None):
+        super().__init__(message)
+        self.where = where
+
+
+def run_tool(tool: str, main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
+    """Run ``main(argv)`` and return its exit status, reporting errors the way the docstring above says."""
+    try:
+        return main(argv)
+    except UserError as e:
+        print(f"{e.where or tool}: error: {str(e).rstrip()}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print(f"{tool}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if os.environ.get("KILN_TRACEBACK"):
+            raise
+        first_line = (str(e).strip().splitlines() or [""])[0]
+        print(
+            f"{tool}: internal error: {type(e).__name__}: {first_line}\n"
+            f"{tool}: this is a bug in kiln; rerun with KILN_TRACEBACK=1 to see the traceback",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL_ERROR
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a bad command line is a UserError (exit 1, like every other input error), not exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message}\n{self.format_usage().rstrip()}")

@@ -1,0 +1,191 @@
+"""kiln-opt: parse IR, run a pass pipeline, print IR or target code; mlir-opt's flags and error behaviour.
+
+    kiln-opt input.mlir -p graph-canonicalize,cse           # IR after the passes, on stdout
+    kiln-opt input.mlir -p lower-to-c -t c -o kernels.c     # a named pipeline, then the C emitter
+    kiln-opt invalid.mlir --split-input-file --verify-diagnostics
+
+The IR is verified after parsing and after every pass. A problem with the input is one located message on
+stderr and exit 1; a bug in kiln is a one-line internal error and exit 2 (see `kiln.tools.errors`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from io import StringIO
+from typing import NoReturn
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from kiln import registry
+from kiln.tools.diagnostics import Diagnostic, from_exception, from_parse_error, verify_module
+from kiln.tools.errors import ArgumentParser, UserError, run_tool
+from kiln.tools.expected import check_diagnostics, parse_expectations
+from kiln.tools.pipeline import build_pipeline, describe_passes
+from kiln.tools.source import SPLIT_MARKER, Chunk, parse_chunk, read_source, split_input
+from kiln.tools.timing import Timer
+
+TOOL = "kiln-opt"
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(prog=TOOL, description="kiln's modular optimizer driver (mlir-opt style).")
+    p.add_argument("input", nargs="?", default="-", help="input file ('-' or nothing: stdin)")
+    p.add_argument("-p", "--pass-pipeline", default="", metavar="PIPELINE",
+                   help="passes to run, e.g. 'graph-canonicalize,cse' or 'kernel-optimize{target=cpu-c}'; "
+                   "named pipelines such as 'lower-to-c' expand inline (see --list-passes)")
+    p.add_argument("-t", "--target", default="mlir",
+                   help="output: 'mlir' (default) or a code emitter: " + ", ".join(registry.get_all_targets()))
+    p.add_argument("-o", metavar="FILE", dest="output", help="write the output to FILE (only if everything succeeds)")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="process each piece between '// -----' lines on its own")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check emitted diagnostics against 'expected-error {{...}}' annotations in the input")
+    p.add_argument("--print-op-generic", action="store_true", help="print ops in the generic form")
+    p.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before every pass (stderr)")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
+    p.add_argument("--mlir-timing", action="store_true", help="report wall time per pass on stderr")
+    p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
+    p.add_argument("--list-passes", action="store_true", help="list passes and named pipelines, then exit")
+    return p
+
+
+@dataclasses.dataclass
+class Driver:
+    """Runs the parsed command line on each chunk of the input."""
+
+    args: argparse.Namespace
+    filename: str
+    ctx: Context
+    passes: list[ModulePass]
+    emitter: Callable[[ModuleOp], str] | None
+    """The -t target's ``emit(module) -> str``; None prints MLIR."""
+    timer: Timer
+
+    def run_chunk(self, chunk: Chunk) -> tuple[str | None, Diagnostic | None]:
+        """The chunk's output, or the diagnostic that stopped it."""
+        try:
+            with self.timer.phase("Parser"):
+                module = parse_chunk(self.ctx, chunk, self.filename)
+        except ParseError as e:
+            return None, from_parse_error(e)
+        if (problem := self._verify(module, None)) is not None:
+            return None, problem
+        for p in self.passes:
+            self._dump("Before", p, module, self.args.mlir_print_ir_before_all)
+            try:
+                with self.timer.phase(p.name):
+                    p.apply(self.ctx, module)
+            except DiagnosticException as e:
+                return None, from_exception(e)
+            self._dump("After", p, module, self.args.mlir_print_ir_after_all)
+            if (problem := self._verify(module, p)) is not None:
+                return None, problem
+        try:
+            with self.timer.phase("Output"):
+                text = self.emitter(module) if self.emitter is not None else self.print_mlir(module)
+        except DiagnosticException as e:
+            return None, from_exception(e)
+        return (text if text.endswith("\n") else text + "\n"), None
+
+    def _verify(self, module: ModuleOp, after: ModulePass | None) -> Diagnostic | None:
+        with self.timer.phase("Verifier"):
+            problem = verify_module(module)
+        if problem is None or after is None:
+            return problem
+        return dataclasses.replace(problem, message=f"{problem.message} (in the IR after pass '{after.name}')")
+
+    def _dump(self, when: str, p: ModulePass, module: ModuleOp, enabled: bool) -> None:
+        if enabled:
+            sys.stderr.write(f"// -----// IR Dump {when} {p.name} //----- //\n{self.print_mlir(module)}\n")
+
+    def print_mlir(self, module: ModuleOp) -> str:
+        out = StringIO()
+        Printer(stream=out, print_generic_format=self.args.print_op_generic).print_op(module)
+        return out.getvalue() + "\n"
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """kiln-opt's logic: returns the exit status, raises UserError for bad input (see `run_tool`)."""
+    args = build_arg_parser().parse_args(argv)
+    if args.list_passes:
+        sys.stdout.write(describe_passes())
+        return 0
+    timer = Timer()
+    passes = build_pipeline(args.pass_pipeline)
+    emitter = _target_emitter(args.target)
+    filename, text = read_source(args.input)
+    driver = Driver(args, filename, registry.make_context(args.allow_unregistered_dialect), passes, emitter, timer)
+
+    outputs: list[str] = []
+    failed = False
+    for chunk in split_input(text, args.split_input_file):
+        if args.split_input_file and not chunk.has_ops():
+            continue
+        output, problem = driver.run_chunk(chunk)
+        if output is not None:
+            outputs.append(output)
+        if args.verify_diagnostics:
+            mismatches = check_diagnostics(
+                [problem] if problem else [], parse_expectations(chunk.text, filename), filename
+            )
+            for line in mismatches:
+                print(line, file=sys.stderr)
+            failed |= bool(mismatches)
+        elif problem is not None:
+            print(problem.render(filename, text), file=sys.stderr)
+            failed = True
+
+    result = f"{SPLIT_MARKER}\n".join(outputs)
+    if args.output is None:
+        sys.stdout.write(result)
+    elif not failed:
+        _write_atomically(args.output, result)
+    if args.mlir_timing:
+        sys.stderr.write(timer.report())
+    return 1 if failed else 0
+
+
+def _target_emitter(name: str) -> Callable[[ModuleOp], str] | None:
+    """The emitter of target ``name``; None for 'mlir'."""
+    if name == "mlir":
+        return None
+    targets = registry.get_all_targets()
+    if name not in targets:
+        raise UserError(f"unknown target '{name}' (choose from mlir, {', '.join(targets)})")
+    return targets[name]()
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, so no reader sees half of it."""
+    folder = os.path.dirname(path) or "."
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    except OSError as e:
+        raise UserError(f"cannot write output file '{path}': {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the output the usual permissions
+        os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise UserError(f"cannot write output file '{path}': {e.strerror}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    sys.exit(run_tool(TOOL, run, argv))
+
+
+if __name__ == "__main__":
+    main()

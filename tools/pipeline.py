@@ -1,0 +1,80 @@
+"""Pass pipelines from ``-p`` text: xDSL's ``a,b{k=v}`` syntax, with kiln's named pipelines expanded inline.
+
+Passes and named pipelines come from `kiln.registry`, so new ones need no change here.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from kiln import registry
+from kiln.tools.errors import UserError
+
+
+def expand_pipeline(text: str, _expanding: tuple[str, ...] = ()) -> list[ArgSpec]:
+    """The pass specs of ``text``; a named pipeline (``lower-to-c``) becomes the passes it stands for."""
+    try:
+        specs = list(parse_pipeline(text))
+    except ArgSpecParseError as e:
+        where = str(e).removeprefix("Error parsing pass pipeline specification:\n")
+        raise UserError(f"invalid pass pipeline '{text}':\n{where.rstrip()}") from None
+    out: list[ArgSpec] = []
+    for spec in specs:
+        if spec.name not in registry.PIPELINES:
+            out.append(spec)
+            continue
+        if spec.parameters:
+            raise UserError(f"named pipeline '{spec.name}' takes no options (got {spec})")
+        if spec.name in _expanding:
+            raise UserError(f"named pipeline '{spec.name}' refers to itself")
+        out.extend(expand_pipeline(registry.PIPELINES[spec.name], (*_expanding, spec.name)))
+    return out
+
+
+def build_pipeline(text: str) -> list[ModulePass]:
+    """The configured passes of ``text``. Raises UserError for an unknown pass or a bad option."""
+    available = registry.get_all_passes()
+    passes: list[ModulePass] = []
+    for spec in expand_pipeline(text):
+        if spec.name not in available:
+            raise UserError(f"unknown pass '{spec.name}'{_did_you_mean(spec.name)} (see --list-passes)")
+        pass_class = available[spec.name]()
+        try:
+            passes.append(pass_class.from_pass_spec(spec))
+        except (ValueError, TypeError) as e:
+            raise UserError(f"invalid options for pass '{spec.name}' in '{spec}': {e}") from None
+    return passes
+
+
+def _did_you_mean(name: str) -> str:
+    close = difflib.get_close_matches(name, [*registry.get_all_passes(), *registry.PIPELINES], n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def describe_passes() -> str:
+    """``--list-passes``: every pass with the first line of its docstring, then the named pipelines."""
+    rows: list[tuple[str, str]] = []
+    for name, load in registry.get_all_passes().items():
+        try:
+            summary = _summary(load())
+        except ImportError as e:
+            summary = f"(not available: {e})"
+        rows.append((name, summary))
+    width = max(len(n) for n in [*(n for n, _ in rows), *registry.PIPELINES]) + 2
+    lines = ["Passes:"]
+    lines += [f"  {name:<{width}}{summary}".rstrip() for name, summary in rows]
+    lines.append("Named pipelines (-p NAME expands to the passes listed):")
+    lines += [f"  {name:<{width}}{text}" for name, text in registry.PIPELINES.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _summary(pass_class: type[ModulePass]) -> str:
+    """The first line of the docstring (not the signature @dataclass writes when there is none)."""
+    doc = (pass_class.__doc__ or "").strip()
+    if doc and not doc.startswith(f"{pass_class.__name__}("):
+        return doc.splitlines()[0]
+    return "(upstream xDSL pass)" if pass_class.__module__.startswith("xdsl.") else ""
