@@ -191,6 +191,24 @@ BINARY: dict[str, frozenset[str]] = {
 COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
 """Comparisons: any dtype, numpy broadcasting, result i1."""
 
+MEANING: dict[str, str] = {
+    "neg": "-x (integers wrap)", "abs": "|x|", "sign": "-1, 0 or 1 by the sign of x (nan stays nan)",
+    "relu": "max(x, 0)", "not": "logical not on i1, bitwise not on integers", "exp": "e**x", "exp2": "2**x",
+    "log": "natural logarithm", "log2": "base-2 logarithm", "sin": "sine (radians)", "cos": "cosine (radians)",
+    "sqrt": "square root", "rsqrt": "1 / sqrt(x)", "reciprocal": "1 / x", "trunc": "round toward zero",
+    "floor": "round toward -inf", "ceil": "round toward +inf", "tanh": "hyperbolic tangent",
+    "sigmoid": "1 / (1 + e**-x)", "gelu": "0.5 * x * (1 + erf(x / sqrt(2))) (exact form)", "erf": "error function",
+    "add": "a + b", "sub": "a - b", "mul": "a * b", "div": "true division a / b",
+    "idiv": "floor division a // b (numpy); integer division by zero gives 0",
+    "mod": "a % b with the sign of b (numpy); integer modulo by zero gives 0", "pow": "a ** b",
+    "max": "the larger of a and b (nan propagates)", "min": "the smaller of a and b (nan propagates)",
+    "and": "bitwise/logical and", "or": "bitwise/logical or", "xor": "bitwise/logical xor",
+    "shl": "a << b (0 when b is negative or >= the bit width)",
+    "shr": "a >> b: arithmetic on signed, logical on unsigned (b out of range: 0, or -1 for negative signed a)",
+    "lt": "a < b", "le": "a <= b", "gt": "a > b", "ge": "a >= b", "eq": "a == b", "ne": "a != b (true with nan)",
+}
+"""What each elementwise op computes, for the docs."""
+
 
 def _check_dtype(op: str, t: TensorType, allowed: frozenset[str]) -> None:
     if _dtype_class(t.element_type) not in allowed:
@@ -237,7 +255,8 @@ def _make_unary(name: str, allowed: frozenset[str]) -> type[UnaryOp]:
         (UnaryOp,),
         {
             "name": f"graph.{name}",
-            "__doc__": f"Elementwise `{name}`.",
+            "__doc__": f"Elementwise {MEANING[name]}; accepts {'/'.join(sorted(allowed))} tensors. "
+            f"Example: `%y = graph.{name} %x : !graph.tensor<4x{'f32' if 'float' in allowed else 'i32'}>`",
             "ALLOWED": allowed,
             "__annotations__": {"ALLOWED": ClassVar[frozenset[str]]},
             "input": operand_def(T),
@@ -255,8 +274,11 @@ def _make_binary(name: str, allowed: frozenset[str], result_bool: bool) -> type[
         (BinaryOp,),
         {
             "name": f"graph.{name}",
-            "__doc__": f"Elementwise `{name}` with numpy broadcasting"
-            + (" (result i1)." if result_bool else "."),
+            "__doc__": f"Elementwise {MEANING[name]}, numpy broadcasting, same dtype; accepts "
+            f"{'/'.join(sorted(allowed))} tensors" + (", result i1." if result_bool else ".") + " Example: "
+            f"`%y = graph.{name} %a, %b : (!graph.tensor<4x1x{'f32' if 'float' in allowed else 'i32'}>, "
+            f"!graph.tensor<3x{'f32' if 'float' in allowed else 'i32'}>) -> "
+            f"!graph.tensor<4x3x{'i1' if result_bool else ('f32' if 'float' in allowed else 'i32')}>`",
             "ALLOWED": allowed,
             "RESULT_BOOL": result_bool,
             "__annotations__": {"ALLOWED": ClassVar[frozenset[str]], "RESULT_BOOL": ClassVar[bool]},
