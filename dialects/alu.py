@@ -410,9 +410,10 @@ class ConstOp(IRDLOperation, HasFolderInterface):
     def verify_(self) -> None:
         value, t = self.value, self.result.type
         if isinstance(value, DenseIntOrFPElementsAttr):
-            if not self.VECTORS or not isinstance(value.type, VectorType):
-                where = "a vector constant (uop only)" if self.VECTORS else "not allowed in kernel"
-                raise VerifyException(f"{self.name}: a dense value must be {where}, got {value.type}")
+            if not self.VECTORS:
+                raise VerifyException(f"{self.name} takes a scalar literal; dense vector constants exist only in uop")
+            if not isinstance(value.type, VectorType):
+                raise VerifyException(f"{self.name}: a dense value must have a vector type, got {value.type}")
         elif not isinstance(value, IntegerAttr | FloatAttr):
             raise VerifyException(f"{self.name} value must be an integer, float or boolean literal, got {value}")
         check_value_type(value.type, self.VECTORS, f"{self.name} type")

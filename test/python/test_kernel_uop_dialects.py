@@ -301,7 +301,7 @@ ALU_INVALID = [
     ('%a = "test.op"() : () -> f32\n%r = kernel.cast %a : f32 -> !kernel.buffer<4xf32>', "kernel.cast result must be a scalar dtype or index"),
     ('%r = "kernel.const"() <{value = 1.0 : f32}> : () -> f16', "kernel.const result type f16 does not match its value's type f32"),
     ('%r = "kernel.const"() <{value = "x"}> : () -> f16', "kernel.const value must be an integer, float or boolean literal"),
-    ('%r = kernel.const dense<1.0> : vector<4xf32>', "kernel.const: a dense value must be not allowed in kernel"),
+    ('%r = kernel.const dense<1.0> : vector<4xf32>', "kernel.const takes a scalar literal; dense vector constants exist only in uop"),
 ]
 
 
