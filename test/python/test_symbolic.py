@@ -1,0 +1,190 @@
+"""The symbolic index engine: named rewrites, and property-based agreement with direct evaluation."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kiln.passes import symbolic as S
+from kiln.passes.symbolic import Const, Var, c_div, c_mod
+
+i = Var("i", 0, 99, order=0)
+j = Var("j", 0, 7, order=1)
+k = Var("k", 0, 63, order=2)
+n = Var("N", 1, 4096, order=3)
+s = Var("s", -10, 10, order=4)
+
+
+# ---------------------------------------------------------------------------------------------
+# named rewrites
+
+
+def test_c_division_semantics() -> None:
+    assert (c_div(-7, 2), c_mod(-7, 2), c_div(7, -2), c_mod(7, -2)) == (-3, -1, -3, 1)
+    assert S.cdiv(-7, 2) == Const(-3) and S.cmod(-7, 2) == Const(-1)
+
+
+def test_identities_and_constant_folding() -> None:
+    assert S.add(i, 0) == i and S.mul(i, 1) == i and S.mul(i, 0) == Const(0)
+    assert S.cdiv(i, 1) == i and S.cmod(i, 1) == Const(0)
+    assert S.add(S.add(i, 3), 4) == S.add(i, 7)
+    assert S.sub(i, i) == Const(0)
+    assert S.mul(S.add(i, 2), 3) == S.add(S.mul(i, 3), 6)
+
+
+def test_div_mod_by_bounds() -> None:
+    assert S.cdiv(k, 64) == Const(0) and S.cmod(k, 64) == k
+    assert S.cdiv(k, 100) == Const(0)
+    assert S.cmod(s, 11) == s  # |s| < 11: C remainder keeps it
+    assert isinstance(S.cmod(s, 4), S.Mod)
+
+
+def test_split_multiples_out_of_div_and_mod() -> None:
+    x = i * 64 + k
+    assert S.cdiv(x, 64) == i
+    assert S.cmod(x, 64) == k
+    assert S.cdiv(i * 8 + j + 16, 8) == S.add(i, 2)
+    assert S.cmod(i * 8 + j + 16, 8) == j
+    # b = 2*j + 1 may reach 15 >= 8: the quotient keeps a div of the remainder
+    assert S.cdiv(i * 8 + j * 2 + 1, 8) == S.add(i, S.cdiv(j * 2 + 1, 8))
+
+
+def test_gcd_and_nested_division() -> None:
+    assert S.cdiv(i * 4 + j * 4, 8) == S.cdiv(i + j, 2)
+    assert S.cmod(i * 4, 8) == S.mul(S.cmod(i, 2), 4)
+    assert S.cdiv(S.cdiv(i, 4), 8) == S.cdiv(i, 32)
+    assert S.cmod(S.cmod(i, 64), 8) == S.cmod(i, 8)
+
+
+def test_recombine_div_and_mod() -> None:
+    x = i * 3 + k  # 3 does not divide 64: no shortcut applies to x // 64
+    assert S.add(S.mul(S.cdiv(x, 64), 64), S.cmod(x, 64)) == x
+    assert S.add(S.mul(S.cdiv(n, 4), 8), S.mul(S.cmod(n, 4), 2)) == S.mul(n, 2)
+
+
+def test_comparisons_decided_by_bounds() -> None:
+    x = i * 64 + k  # [0, 6399]
+    assert S.lt(x, 6400) == Const(1)
+    assert S.lt(x, 0) == Const(0)
+    assert S.le(x, 6399) == Const(1)
+    assert S.eq(S.add(i, 1), 0) == Const(0)
+    assert S.ne(i, S.add(i, 1)) == Const(1)
+    assert S.lt(S.add(i, 3), 10) == S.Lt(i, Const(7))
+    assert S.lt(S.mul(i, 4), 10) == S.Lt(i, Const(3))
+
+
+def test_logic_and_select() -> None:
+    c = S.lt(i, 50)
+    assert S.logical_and(c, 1) == c and S.logical_and(c, 0) == Const(0)
+    assert S.logical_or(c, 1) == Const(1) and S.logical_not(S.logical_not(c)) == c
+    assert S.where(S.lt(i, 100), i, k) == i
+    assert S.maximum(k, S.add(k, 1)) == S.add(k, 1) and S.minimum(i, -1) == Const(-1)
+
+
+def test_bounds() -> None:
+    assert (i * 64 + k).bounds == (0, 6399)
+    assert S.cmod(S.add(n, 3), 8).bounds == (0, 7)
+    assert S.cdiv(s, 3).bounds == (-3, 3)
+    assert S.mul(s, s).bounds == (-100, 100)
+
+
+def test_parse_symexpr() -> None:
+    size = S.parse("ceildiv(N*32, 256)", {"N": n})
+    assert size.bounds == (1, 512)
+    assert size.evaluate({"N": 9}) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# property: simplified expressions evaluate like the expression they came from
+
+BINARY = ["add", "sub", "mul", "max", "min", "lt", "le", "eq", "ne", "and", "or"]
+
+
+def _reference(op: str, *args: int) -> int:
+    a = args[0]
+    b = args[1] if len(args) > 1 else 0
+    return {
+        "add": lambda: a + b,
+        "sub": lambda: a - b,
+        "mul": lambda: a * b,
+        "div": lambda: c_div(a, b),
+        "mod": lambda: c_mod(a, b),
+        "max": lambda: max(a, b),
+        "min": lambda: min(a, b),
+        "lt": lambda: int(a < b),
+        "le": lambda: int(a <= b),
+        "eq": lambda: int(a == b),
+        "ne": lambda: int(a != b),
+        "and": lambda: int(bool(a) and bool(b)),
+        "or": lambda: int(bool(a) or bool(b)),
+        "not": lambda: int(not a),
+        "where": lambda: args[1] if a else args[2],
+    }[op]()
+
+
+Tree = tuple  # ("var", name) | ("const", v) | (op, *children)
+
+
+def evaluate_tree(tree: Tree, env: dict[str, int]) -> int:
+    if tree[0] == "var":
+        return env[tree[1]]
+    if tree[0] == "const":
+        return tree[1]
+    return _reference(tree[0], *(evaluate_tree(t, env) for t in tree[1:]))
+
+
+def build_tree(tree: Tree, variables: dict[str, Var]) -> S.Expr:
+    if tree[0] == "var":
+        return variables[tree[1]]
+    if tree[0] == "const":
+        return Const(tree[1])
+    return S.BUILDERS[tree[0]](*(build_tree(t, variables) for t in tree[1:]))
+
+
+leaves = st.one_of(
+    st.sampled_from(["x", "y", "z"]).map(lambda name: ("var", name)),
+    st.integers(-12, 12).map(lambda v: ("const", v)),
+)
+divisors = st.one_of(
+    st.integers(-9, 9).filter(bool).map(lambda v: ("const", v)),
+    st.just(("var", "w")),  # w >= 1
+)
+
+
+def _extend(children: st.SearchStrategy[Tree]) -> st.SearchStrategy[Tree]:
+    return st.one_of(
+        st.tuples(st.sampled_from(BINARY), children, children),
+        st.tuples(st.sampled_from(["div", "mod"]), children, divisors),
+        st.tuples(st.just("not"), children),
+        st.tuples(st.just("where"), children, children, children),
+        # the shapes index arithmetic takes: (a*c + b) // c, x % c
+        st.tuples(st.integers(1, 9), children, children, st.sampled_from(["div", "mod"])).map(
+            lambda t: (t[3], ("add", ("mul", t[1], ("const", t[0])), t[2]), ("const", t[0]))
+        ),
+    )
+
+
+trees = st.recursive(leaves, _extend, max_leaves=12)
+bounds = st.tuples(st.integers(-20, 20), st.integers(0, 30)).map(lambda b: (b[0], b[0] + b[1]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=trees, xb=bounds, yb=bounds, zb=bounds, wmax=st.integers(1, 12), seed=st.integers(0, 2**32))
+def test_simplified_expressions_evaluate_equal(
+    tree: Tree, xb: tuple[int, int], yb: tuple[int, int], zb: tuple[int, int], wmax: int, seed: int
+) -> None:
+    ranges = {"x": xb, "y": yb, "z": zb, "w": (1, wmax)}
+    variables = {name: Var(name, lo, hi, order) for order, (name, (lo, hi)) in enumerate(ranges.items())}
+    expr = build_tree(tree, variables)
+    again = expr.simplify()
+    rng = random.Random(seed)
+    corners = [{name: (lo, hi)[(m >> b) & 1] for b, (name, (lo, hi)) in enumerate(ranges.items())} for m in range(16)]
+    samples = corners + [{name: rng.randint(lo, hi) for name, (lo, hi) in ranges.items()} for _ in range(48)]
+    for env in samples:
+        want = evaluate_tree(tree, env)  # divisors are nonzero constants or w >= 1
+        got = expr.evaluate(env)
+        assert got == want, f"{S.render(expr)} at {env}: {got} != {want}"
+        assert expr.vmin <= got <= expr.vmax, f"{S.render(expr)} at {env}: {got} outside {expr.bounds}"
+        assert again.evaluate(env) == want
