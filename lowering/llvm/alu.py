@@ -1,0 +1,226 @@
+"""uop ALU ops -> LLVM instructions and intrinsics, chosen by the operand's dtype class and signedness.
+
+Semantics are those of ``kiln.dialects.alu.ALU_OPS``. Where an LLVM instruction would be undefined for some
+inputs, the lowering makes the answer defined instead of trusting producers:
+
+- integer ``idiv``/``mod`` divide by ``select(d == 0, 1, d)`` and give 0 where ``d == 0`` (the graph's numpy
+  answer); signed division also avoids ``INT_MIN / -1`` (it traps on x86) by dividing by 1 and negating
+  (wrapping, as numpy does), and ``x mod -1`` is 0. With a constant divisor LLVM folds the guards away.
+- shifts by ``>=`` the bit width (or a negative amount, read as unsigned) give 0, or the sign fill for an
+  arithmetic right shift, instead of poison.
+
+Floats use LLVM intrinsics, never polynomials: ``llvm.maximum``/``llvm.minimum`` propagate NaN as numpy does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import i1
+from xdsl.ir import Attribute, SSAValue
+
+from kiln.dialects.alu import BOOL, FLOAT, dtype_class, element_type
+from kiln.dialects.types import bitwidth, is_unsigned
+from kiln.lowering.llvm.builder import LLVMBuilder
+
+Lowering = Callable[[LLVMBuilder, Sequence[SSAValue]], SSAValue]
+"""Lowers one ALU op: the builder and the llvm values of the operands -> the llvm value of the result."""
+
+
+def _unary_intrinsic(name: str) -> Lowering:
+    return lambda b, a: b.intrinsic(name, [a[0]], a[0].type, fast_math=True)
+
+
+def _binary_intrinsic(name: str, fast_math: bool = True) -> Lowering:
+    return lambda b, a: b.intrinsic(name, [a[0], a[1]], a[0].type, fast_math=fast_math)
+
+
+def _float_op(cls: type) -> Lowering:
+    return lambda b, a: b.float_op(cls, a[0], a[1])
+
+
+def _int_op(cls: type) -> Lowering:
+    return lambda b, a: b.int_op(cls, a[0], a[1])
+
+
+def _icmp(predicate: str) -> Lowering:
+    return lambda b, a: b.icmp(predicate, a[0], a[1])
+
+
+def _fcmp(predicate: str) -> Lowering:
+    return lambda b, a: b.fcmp(predicate, a[0], a[1])
+
+
+def _where(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    return b.select(a[0], a[1], a[2])
+
+
+def _float_idiv(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    quotient = b.float_op(llvm.FDivOp, a[0], a[1])
+    return b.intrinsic("llvm.trunc", [quotient], quotient.type, fast_math=True)
+
+
+def _recip(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    return b.float_op(llvm.FDivOp, b.const(a[0].type, 1.0), a[0])
+
+
+def _float_fma(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    return b.intrinsic("llvm.fma", list(a), a[0].type, fast_math=True)
+
+
+FLOAT_OPS: dict[str, Lowering] = {
+    "neg": lambda b, a: b.fneg(a[0]),
+    **{kind: _unary_intrinsic(f"llvm.{kind}") for kind in ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt")},
+    **{kind: _unary_intrinsic(f"llvm.{kind}") for kind in ("trunc", "floor", "ceil", "tanh")},
+    "abs": _unary_intrinsic("llvm.fabs"),
+    "recip": _recip,
+    "add": _float_op(llvm.FAddOp),
+    "sub": _float_op(llvm.FSubOp),
+    "mul": _float_op(llvm.FMulOp),
+    "div": _float_op(llvm.FDivOp),
+    "idiv": _float_idiv,
+    "mod": _float_op(llvm.FRemOp),
+    "max": _binary_intrinsic("llvm.maximum"),
+    "min": _binary_intrinsic("llvm.minimum"),
+    "pow": _binary_intrinsic("llvm.pow"),
+    "cmplt": _fcmp("olt"),
+    "cmple": _fcmp("ole"),
+    "cmpeq": _fcmp("oeq"),
+    "cmpne": _fcmp("une"),
+    "where": _where,
+    "fma": _float_fma,
+}
+
+# ---- integers (signed, unsigned and index: index is i64 and signed)
+
+
+def _is_zero(b: LLVMBuilder, x: SSAValue) -> SSAValue:
+    return b.icmp("eq", x, b.const(x.type, 0))
+
+
+def _signed_divide(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    x, d = a
+    t = x.type
+    zero, minus_one = _is_zero(b, d), b.icmp("eq", d, b.const(t, -1))
+    safe = b.select(b.int_op(llvm.OrOp, zero, minus_one), b.const(t, 1), d)
+    quotient = b.int_op(llvm.SDivOp, x, safe)
+    quotient = b.select(minus_one, b.int_op(llvm.SubOp, b.const(t, 0), x), quotient)
+    return b.select(zero, b.const(t, 0), quotient)
+
+
+def _signed_remainder(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    x, d = a
+    t = x.type
+    trivial = b.int_op(llvm.OrOp, _is_zero(b, d), b.icmp("eq", d, b.const(t, -1)))
+    remainder = b.int_op(llvm.SRemOp, x, b.select(trivial, b.const(t, 1), d))
+    return b.select(trivial, b.const(t, 0), remainder)
+
+
+def _unsigned_divmod(cls: type) -> Lowering:
+    def lower(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+        x, d = a
+        zero = _is_zero(b, d)
+        result = b.int_op(cls, x, b.select(zero, b.const(d.type, 1), d))
+        return b.select(zero, b.const(d.type, 0), result)
+
+    return lower
+
+
+def _shift(cls: type) -> Lowering:
+    """``shl``/``lshr``: 0 when the amount is >= the bit width (the amount is masked so nothing is poison)."""
+
+    def lower(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+        x, amount = a
+        width = bitwidth(element_type(x.type))
+        too_far = b.icmp("uge", amount, b.const(x.type, width))
+        shifted = b.int_op(cls, x, b.int_op(llvm.AndOp, amount, b.const(x.type, width - 1)))
+        return b.select(too_far, b.const(x.type, 0), shifted)
+
+    return lower
+
+
+def _arithmetic_shift_right(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    """``ashr`` by at most width - 1: a larger amount fills with the sign bit."""
+    x, amount = a
+    width = bitwidth(element_type(x.type))
+    clamped = b.intrinsic("llvm.umin", [amount, b.const(x.type, width - 1)], x.type)
+    return b.int_op(llvm.AShrOp, x, clamped)
+
+
+def _int_fma(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    return b.int_op(llvm.AddOp, b.int_op(llvm.MulOp, a[0], a[1]), a[2])
+
+
+def _xor_all_ones(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    return b.int_op(llvm.XOrOp, a[0], b.const(a[0].type, -1))
+
+
+_INT_COMMON: dict[str, Lowering] = {
+    "neg": lambda b, a: b.int_op(llvm.SubOp, b.const(a[0].type, 0), a[0]),
+    "not": _xor_all_ones,
+    "add": _int_op(llvm.AddOp),
+    "sub": _int_op(llvm.SubOp),
+    "mul": _int_op(llvm.MulOp),
+    "and": _int_op(llvm.AndOp),
+    "or": _int_op(llvm.OrOp),
+    "xor": _int_op(llvm.XOrOp),
+    "shl": _shift(llvm.ShlOp),
+    "cmpeq": _icmp("eq"),
+    "cmpne": _icmp("ne"),
+    "where": _where,
+    "fma": _int_fma,
+}
+
+SIGNED_OPS: dict[str, Lowering] = {
+    **_INT_COMMON,
+    "abs": lambda b, a: b.intrinsic("llvm.abs", [a[0], b.const(i1, 0)], a[0].type),
+    "idiv": _signed_divide,
+    "mod": _signed_remainder,
+    "max": _binary_intrinsic("llvm.smax", fast_math=False),
+    "min": _binary_intrinsic("llvm.smin", fast_math=False),
+    "shr": _arithmetic_shift_right,
+    "cmplt": _icmp("slt"),
+    "cmple": _icmp("sle"),
+}
+
+UNSIGNED_OPS: dict[str, Lowering] = {
+    **_INT_COMMON,
+    "abs": lambda b, a: a[0],
+    "idiv": _unsigned_divmod(llvm.UDivOp),
+    "mod": _unsigned_divmod(llvm.URemOp),
+    "max": _binary_intrinsic("llvm.umax", fast_math=False),
+    "min": _binary_intrinsic("llvm.umin", fast_math=False),
+    "shr": _shift(llvm.LShrOp),
+    "cmplt": _icmp("ult"),
+    "cmple": _icmp("ule"),
+}
+
+BOOL_OPS: dict[str, Lowering] = {
+    "not": _xor_all_ones,
+    "and": _int_op(llvm.AndOp),
+    "or": _int_op(llvm.OrOp),
+    "xor": _int_op(llvm.XOrOp),
+    "max": _int_op(llvm.OrOp),
+    "min": _int_op(llvm.AndOp),
+    "cmplt": _icmp("ult"),  # false < true
+    "cmple": _icmp("ule"),
+    "cmpeq": _icmp("eq"),
+    "cmpne": _icmp("ne"),
+    "where": _where,
+}
+
+
+def alu_table(value_type: Attribute) -> dict[str, Lowering]:
+    """The lowerings for ALU ops whose (non-condition) operands have the uop type ``value_type``."""
+    scalar = element_type(value_type)
+    kind = dtype_class(scalar)
+    if kind == FLOAT:
+        return FLOAT_OPS
+    if kind == BOOL:
+        return BOOL_OPS
+    return UNSIGNED_OPS if is_unsigned(scalar) else SIGNED_OPS
+
+
+LOWERED_KINDS = frozenset(FLOAT_OPS) | frozenset(SIGNED_OPS) | frozenset(BOOL_OPS)
+"""Every ALU kind this lowering handles for some dtype (the cpu-llvm target's native ALU ops)."""

@@ -1,0 +1,216 @@
+"""Building xDSL llvm-dialect ops, with the few things that dialect cannot say directly.
+
+xDSL 0.75's llvm dialect has no ``extractelement``, and its ``llvm.select`` and ``llvm.fcmp`` take only scalar
+conditions and operands. Kernels stay within upstream ``llvm.*`` ops, so the builder spells those three for
+vectors: a lane is read with ``shufflevector`` to a one-lane vector and a ``bitcast`` to the scalar (LLVM folds
+it into ``extractelement``); a select on a vector condition is the bit-mask form ``(a & m) | (b & ~m)`` with
+``m = sext(cond)`` (InstCombine turns it back into a ``select``); a vector ``fcmp`` is done lane by lane.
+Float arithmetic carries the ``reassoc contract`` fast-math flags: reassociation and FMA contraction are
+allowed, but never ``nnan``/``ninf``: NaN and infinity results must stay right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    LocationAttr,
+    VectorType,
+    i1,
+    i32,
+)
+from xdsl.dialects.utils.fast_math import FastMathFlag
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from kiln.dialects.alu import element_type, lanes, like
+from kiln.dialects.types import bitwidth, is_float
+
+FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
+"""The fast-math flags of every float operation in a kernel."""
+
+_FLOAT_SUFFIX: dict[type[Attribute], str] = {
+    BFloat16Type: "bf16",
+    Float16Type: "f16",
+    Float32Type: "f32",
+    Float64Type: "f64",
+}
+
+
+def mangle(t: Attribute) -> str:
+    """The type suffix of an overloaded LLVM intrinsic name: ``f32``, ``i64``, ``v8f32``."""
+    if isinstance(t, VectorType):
+        return f"v{t.get_shape()[0]}{mangle(t.get_element_type())}"
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    return _FLOAT_SUFFIX[type(t)]
+
+
+class LLVMBuilder:
+    """Appends llvm-dialect ops to ``block`` (which callers move as they open new blocks); allocas go to the
+    start of ``entry``. Every op gets ``location``, the location of the uop op being lowered."""
+
+    def __init__(self, entry: Block, location: LocationAttr):
+        self.entry = entry
+        self.block = entry
+        self.location = location
+        self._last_alloca: Operation | None = None
+
+    def add(self, op: Operation) -> SSAValue:
+        """Append ``op``; its (single) result."""
+        self.block.add_op(self._located(op))
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def add_terminator(self, op: Operation) -> None:
+        self.block.add_op(self._located(op))
+
+    def _located(self, op: Operation) -> Operation:
+        op.location = self.location
+        return op
+
+    # ---- constants and memory
+
+    def const(self, t: Attribute, value: int | float) -> SSAValue:
+        """A constant of llvm type ``t``; a vector type gets a splat."""
+        scalar = element_type(t)
+        if is_float(scalar):
+            attr: Attribute = FloatAttr(float(value), scalar)  # type: ignore[arg-type]
+            number: int | float = float(value)
+        else:
+            assert isinstance(scalar, IntegerType)
+            number = scalar.normalized_value(int(value), truncate_bits=True)  # type: ignore[assignment]
+            attr = IntegerAttr(number, scalar)
+        if isinstance(t, VectorType):
+            attr = DenseIntOrFPElementsAttr.from_list(t, [number])
+        return self.add(llvm.ConstantOp(attr, t))
+
+    def const_attr(self, attr: IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr, t: Attribute) -> SSAValue:
+        """A constant of llvm type ``t`` with the value of a uop constant's attribute."""
+        if isinstance(attr, DenseIntOrFPElementsAttr):
+            values = attr.get_values()
+            scalar = element_type(t)
+            if isinstance(scalar, IntegerType):
+                values = [scalar.normalized_value(int(v), truncate_bits=True) for v in values]
+            return self.add(llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, list(values)), t))
+        return self.const(t, attr.value.data)
+
+    def alloca(self, t: Attribute) -> SSAValue:
+        """A stack slot for one value of type ``t`` at the start of the entry block (where mem2reg finds it)."""
+        one = llvm.ConstantOp(IntegerAttr(1, i32), i32)
+        slot = llvm.AllocaOp(one.result, t, alignment=natural_alignment(t))
+        where = InsertPoint.at_start(self.entry) if self._last_alloca is None else InsertPoint.after(self._last_alloca)
+        Rewriter.insert_op([self._located(one), self._located(slot)], where)
+        self._last_alloca = slot
+        return slot.res
+
+    def gep(self, base: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
+        return self.add(llvm.GEPOp.from_mixed_indices(base, [index], element, inbounds=True))
+
+    def load(self, ptr: SSAValue, t: Attribute, alignment: int) -> SSAValue:
+        return self.add(llvm.LoadOp(ptr, t, alignment=alignment))
+
+    def store(self, value: SSAValue, ptr: SSAValue, alignment: int) -> None:
+        self.add(llvm.StoreOp(value, ptr, alignment=alignment))
+
+    # ---- arithmetic
+
+    def int_op(self, cls: type[Operation], lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """An integer binary op (``llvm.AddOp``, ``llvm.SDivOp``, ...)."""
+        return self.add(cls(lhs, rhs))  # type: ignore[call-arg]
+
+    def float_op(self, cls: type[Operation], lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """A float binary op (``llvm.FAddOp``, ...) with the kernel fast-math flags."""
+        return self.add(cls(lhs, rhs, FAST_MATH))  # type: ignore[call-arg]
+
+    def fneg(self, x: SSAValue) -> SSAValue:
+        return self.add(llvm.FNegOp(x, FAST_MATH))
+
+    def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        flag = llvm.ICmpPredicateFlag(predicate)
+        return self.add(llvm.ICmpOp(lhs, rhs, IntegerAttr(flag.to_int(), 64)))
+
+    def fcmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """A float comparison; on vectors lane by lane (xDSL's ``llvm.fcmp`` is scalar only)."""
+        if isinstance(lhs.type, VectorType):
+            return self.per_lane(i1, lambda a, b: self.fcmp(predicate, a, b), lhs, rhs)
+        return self.add(llvm.FCmpOp(lhs, rhs, predicate))
+
+    def select(self, cond: SSAValue, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """``cond ? lhs : rhs``; a vector condition selects lane by lane through a bit mask."""
+        if not isinstance(cond.type, VectorType):
+            return self.add(llvm.SelectOp(cond, lhs, rhs))
+        t = lhs.type
+        width = bitwidth(element_type(t))
+        bits_type = like(t, IntegerType(width))
+        mask = cond if width == 1 else self.cast(llvm.SExtOp, cond, bits_type)
+        not_mask = self.int_op(llvm.XOrOp, mask, self.const(bits_type, -1))
+        lhs_bits, rhs_bits = (self.cast(llvm.BitcastOp, v, bits_type) if t != bits_type else v for v in (lhs, rhs))
+        picked = self.int_op(
+            llvm.OrOp,
+            self.int_op(llvm.AndOp, lhs_bits, mask),
+            self.int_op(llvm.AndOp, rhs_bits, not_mask),
+        )
+        return picked if t == bits_type else self.cast(llvm.BitcastOp, picked, t)
+
+    def cast(self, cls: type[Operation], x: SSAValue, t: Attribute) -> SSAValue:
+        """A conversion op (``llvm.ZExtOp``, ``llvm.SIToFPOp``, ``llvm.BitcastOp``, ...) to llvm type ``t``."""
+        return self.add(cls(x, t))  # type: ignore[call-arg]
+
+    def intrinsic(
+        self,
+        name: str,
+        args: Sequence[SSAValue],
+        result: Attribute,
+        overloads: Sequence[Attribute] | None = None,
+        fast_math: bool = False,
+    ) -> SSAValue:
+        """``llvm.call_intrinsic`` of ``name`` mangled with ``overloads`` (default: the result type), e.g.
+        ``intrinsic("llvm.sqrt", [x], f32)`` calls ``llvm.sqrt.f32``."""
+        suffix = ".".join(mangle(t) for t in (overloads if overloads is not None else [result]))
+        op = llvm.CallIntrinsicOp(f"{name}.{suffix}", args, [result])
+        if fast_math:
+            op.properties["fastmathFlags"] = FAST_MATH
+        return self.add(op)
+
+    # ---- vectors
+
+    def extract(self, vector: SSAValue, lane: int) -> SSAValue:
+        """Lane ``lane`` of ``vector``: a one-lane ``shufflevector`` bitcast to the scalar."""
+        t = vector.type
+        assert isinstance(t, VectorType)
+        scalar = t.get_element_type()
+        mask = DenseArrayBase.from_list(i32, [lane])
+        one_lane = self.add(llvm.ShuffleVectorOp(vector, vector, mask, VectorType(scalar, [1])))
+        return self.cast(llvm.BitcastOp, one_lane, scalar)
+
+    def build_vector(self, t: Attribute, elements: Sequence[SSAValue]) -> SSAValue:
+        """A vector of llvm type ``t`` whose lane i is ``elements[i]`` (an ``insertelement`` chain)."""
+        vector = self.add(llvm.UndefOp(t))
+        for lane, value in enumerate(elements):
+            vector = self.add(llvm.InsertElementOp(vector, value, self.const(i32, lane)))
+        return vector
+
+    def per_lane(
+        self, scalar_result: Attribute, fn: Callable[..., SSAValue], *vectors: SSAValue
+    ) -> SSAValue:
+        """Apply a scalar lowering ``fn`` to each lane of ``vectors``; the results as a vector of
+        ``scalar_result``."""
+        n = lanes(vectors[0].type)
+        results = [fn(*(self.extract(v, lane) for v in vectors)) for lane in range(n)]
+        return self.build_vector(VectorType(scalar_result, [n]), results)
+
+
+def natural_alignment(t: Attribute) -> int:
+    """LLVM's default alignment of llvm type ``t`` in bytes: its size rounded up to a power of 2."""
+    size = max(1, bitwidth(element_type(t)) // 8) * lanes(t)
+    return 1 << (size - 1).bit_length()
