@@ -247,8 +247,7 @@ class AluOp(IRDLOperation):
             if v.type != t:
                 raise VerifyException(f"{self.name} operands must have the same type, got {t} and {v.type}")
         check_value_type(t, self.VECTORS, f"{self.name} operand")
-        cls = dtype_class(element_type(t))
-        if cls not in spec.dtypes:
+        if dtype_class(element_type(t)) not in spec.dtypes:
             accepted = ", ".join(sorted(spec.dtypes))
             raise VerifyException(f"{self.name} does not accept {t} (it accepts {accepted} types)")
         if spec.takes_condition and self.operands[0].type != like(t, i1):
