@@ -1,0 +1,145 @@
+"""Devices: where a compiled function runs. ``get_device(name)`` for "interp", "cpu-llvm" (default), "cpu-c",
+"webgpu" and "cuda".
+
+A device turns a module and a function name into a callable, ``device.compile(module, "f")(*arrays) ->
+list[np.ndarray]``. Each device lives in its own module, imported on first use, so asking for the interpreter
+never imports llvmlite, wgpu or cuda. A device module exposes its class under the name given in ``_DEVICES``;
+the class subclasses ``Device`` and takes no constructor arguments other than its name.
+
+``get_device`` raises ``DeviceUnavailable`` with the reason when the device cannot run here (no GPU, no
+driver); ``device_available(name)`` answers the same question without raising, for tests that skip.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from kiln.runtime.errors import DeviceUnavailable, KilnError
+
+DEFAULT_DEVICE = "cpu-llvm"
+
+_DEVICES: dict[str, str] = {
+    "interp": "kiln.runtime.devices:InterpDevice",
+    "cpu-llvm": "kiln.runtime.device_cpu:CPUDevice",
+    "cpu-c": "kiln.runtime.device_cpu:CPUDevice",
+    "webgpu": "kiln.runtime.device_webgpu:WebGPUDevice",
+    "cuda": "kiln.runtime.device_cuda:CUDADevice",
+}
+"""Device name -> ``module:class``; the class is constructed as ``cls(name)``."""
+
+Compiled = Callable[..., list[np.ndarray]]
+"""What ``Device.compile`` returns: call it with input arrays, get the output arrays."""
+
+
+class Device(ABC):
+    """A place to run compiled functions."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    @abstractmethod
+    def compile(self, module: Any, function_name: str) -> Compiled:
+        """Compile ``function_name`` of ``module`` (a ``ModuleOp`` or its text) for this device."""
+
+    def unavailable_reason(self) -> str | None:
+        """None if the device can run here, else why not (one line, for people). Called by every
+        ``get_device``, so a device that probes hardware caches the answer."""
+        return None
+
+    def available(self) -> bool:
+        return self.unavailable_reason() is None
+
+    def __repr__(self) -> str:
+        return f"<kiln device {self.name}>"
+
+
+class InterpDevice(Device):
+    """The numpy reference interpreter of the graph dialect: 'compiling' only finds the function."""
+
+    def compile(self, module: Any, function_name: str) -> Compiled:
+        from kiln.runtime.interpreter import run_function
+
+        func_op = find_function(parse_module(module), function_name)
+
+        def run(*arrays: np.ndarray) -> list[np.ndarray]:
+            return run_function(func_op, list(arrays))
+
+        return run
+
+
+def parse_module(module: Any) -> Any:
+    """A verified ``ModuleOp`` from a ``ModuleOp`` or IR text; bad IR raises ``KilnError`` with the location."""
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError, VerifyException
+
+    from kiln.registry import make_context
+
+    try:
+        if not isinstance(module, ModuleOp):
+            module = Parser(make_context(), str(module)).parse_module()
+        module.verify()
+    except (ParseError, VerifyException) as e:
+        raise KilnError(str(e)) from None
+    return module
+
+
+def find_function(module: Any, function_name: str) -> Any:
+    """The ``func.func`` called ``function_name`` at the top level of ``module``."""
+    from xdsl.dialects.func import FuncOp
+
+    for op in module.ops:
+        if isinstance(op, FuncOp) and op.sym_name.data == function_name:
+            return op
+    names = [op.sym_name.data for op in module.ops if isinstance(op, FuncOp)]
+    raise KilnError(f"no function @{function_name} in the module (functions: {', '.join(names) or 'none'})")
+
+
+_instances: dict[str, Device] = {}
+_lock = threading.Lock()
+
+
+def device_names() -> list[str]:
+    return list(_DEVICES)
+
+
+def _instance(name: str) -> Device:
+    if name not in _DEVICES:
+        raise KilnError(f"unknown device '{name}' (expected one of {', '.join(_DEVICES)})")
+    with _lock:
+        if name not in _instances:
+            module, _, cls = _DEVICES[name].partition(":")
+            try:
+                device_class = getattr(importlib.import_module(module), cls)
+            except (ImportError, AttributeError) as e:
+                raise DeviceUnavailable(f"device '{name}' is not available: {e}") from None
+            _instances[name] = device_class(name)
+    return _instances[name]
+
+
+def get_device(name: str = DEFAULT_DEVICE) -> Device:
+    """The device called ``name`` (one instance per process); ``DeviceUnavailable`` if it cannot run here."""
+    device = _instance(name)
+    if (reason := device.unavailable_reason()) is not None:
+        raise DeviceUnavailable(f"device '{name}' is not available: {reason}")
+    return device
+
+
+def device_available(name: str) -> bool:
+    """Whether ``get_device(name)`` would succeed."""
+    try:
+        get_device(name)
+    except DeviceUnavailable:
+        return False
+    return True
+
+
+def available_devices(names: Sequence[str] | None = None) -> list[str]:
+    """The devices (of ``names``, default all) that can run here."""
+    return [n for n in (names or device_names()) if device_available(n)]

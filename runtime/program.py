@@ -1,0 +1,470 @@
+"""A compiled function as plain data (``ProgramSpec``), and the object that runs it (``Executable``).
+
+A ``ProgramSpec`` is what a device extracts from the lowered schedule ``func.func``: the inputs (shapes may use
+symbols), the symbol bounds, the buffers (each either a function input or a storage slot), the kernel launches in
+order, which buffers are returned, and the kernels' compiled artifact (source text plus target name). It is
+JSON-serializable, so a compile-cache hit rebuilds it without touching xDSL.
+
+An ``Executable`` joins a spec with the loaded kernels (entry addresses) and runs it. Everything that does not
+depend on the call's arguments is computed once: ctypes prototypes, argument gatherers, and, per distinct
+binding of the symbols, a ``_Plan`` (slot sizes, launch extents and thread chunks, output views). A call then
+checks and binds its inputs, allocates output storage, and runs a tight loop of ctypes calls.
+
+Memory: buffers sharing a slot share storage, sized to the slot's largest buffer and aligned to 64 bytes.
+Slots that hold an output get fresh storage on every call (the caller keeps the result); the other slots are
+scratch, kept by the Executable between calls and grown when a larger binding needs more. An output is returned
+as a view of its slot's storage, except that it is copied when it is an input of the call or when its slot also
+holds another output. ``last_peak_bytes`` (after a call) and ``peak_bytes(**symbols)`` give the bytes of slot
+storage a call uses (inputs not included).
+
+CPU calling convention (the emitters produce it): a kernel is ``void name(args..., i64 core_start, i64
+core_end)``; ``args`` follow the launch's argument order, buffers as pointers, symbols as int64. The last two
+give the half-open slice of the kernel's outermost parallel range to compute; its size is the launch's
+``core_extent`` (a ``kiln.runtime.symexpr`` expression), or the kernel is called once with ``(0, 1)`` when
+``core_extent`` is None.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import operator
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from kiln.dialects.types import DTYPES, Shape, to_numpy
+from kiln.runtime.errors import CompileError, InputError
+from kiln.runtime.symexpr import compile_expr, symbols_of
+from kiln.runtime.threads import Range, ThreadPool, default_pool
+
+ALIGNMENT = 64
+"""Byte alignment of slot storage (one cache line; a full AVX-512 vector)."""
+
+MAX_PLANS = 64
+"""Symbol bindings whose launch plans an Executable remembers (oldest forgotten first)."""
+
+LaunchArg = tuple[Literal["buf"], int] | tuple[Literal["sym"], str]
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A function input: shape (ints and symbol names) and dtype name."""
+
+    shape: Shape
+    dtype: str
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """A buffer of the schedule: either function input ``input`` or storage slot ``slot`` (exactly one is set)."""
+
+    id: int
+    shape: Shape
+    dtype: str
+    slot: int | None = None
+    input: int | None = None
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """One kernel call: arguments in order, the extent of its core-parallel range, and the work per index.
+
+    ``core_extent`` and ``core_work`` come from the ``uop.kernel`` attributes of the same names: the size of the
+    range split across threads (None: call once with (0, 1)), and the estimated ALU ops per index of that range
+    (None: unknown), from which the thread pool decides whether splitting pays.
+    """
+
+    kernel: str
+    args: tuple[LaunchArg, ...]
+    core_extent: str | None = None
+    core_work: int | None = None
+
+
+@dataclass(frozen=True)
+class KernelsArtifact:
+    """What a device needs to load the kernels: the emitted text and the target it was emitted for."""
+
+    target: str
+    source: str
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    name: str
+    inputs: tuple[TensorSpec, ...]
+    symbols: tuple[tuple[str, int, int], ...]
+    """(name, lo, hi) with inclusive bounds, as in ``#graph.dims``."""
+    buffers: tuple[BufferSpec, ...]
+    outputs: tuple[int, ...]
+    """Buffer ids returned, in order."""
+    launches: tuple[LaunchSpec, ...]
+    kernels: KernelsArtifact
+
+    @property
+    def symbol_bounds(self) -> dict[str, tuple[int, int]]:
+        return {n: (lo, hi) for n, lo, hi in self.symbols}
+
+    def kernel_names(self) -> list[str]:
+        return list(dict.fromkeys(launch.kernel for launch in self.launches))
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @staticmethod
+    def from_json(text: str) -> ProgramSpec:
+        d = json.loads(text)
+        return ProgramSpec(
+            name=d["name"],
+            inputs=tuple(TensorSpec(tuple(t["shape"]), t["dtype"]) for t in d["inputs"]),
+            symbols=tuple((n, lo, hi) for n, lo, hi in d["symbols"]),
+            buffers=tuple(BufferSpec(**{**b, "shape": tuple(b["shape"])}) for b in d["buffers"]),
+            outputs=tuple(d["outputs"]),
+            launches=tuple(
+                LaunchSpec(
+                    x["kernel"], tuple((kind, v) for kind, v in x["args"]), x["core_extent"], x["core_work"]
+                )
+                for x in d["launches"]
+            ),
+            kernels=KernelsArtifact(**d["kernels"]),
+        )
+
+    def validate(self) -> None:
+        """Raise ``CompileError`` if the spec is inconsistent (a lowering bug, never a user error)."""
+
+        def fail(msg: str) -> None:
+            raise CompileError(f"bad program '{self.name}': {msg}")
+
+        bounds = self.symbol_bounds
+        for name, lo, hi in self.symbols:
+            if not 0 <= lo <= hi:
+                fail(f"symbol {name} has bounds [{lo}, {hi}]")
+        bindable = {d for t in self.inputs for d in t.shape if isinstance(d, str)}
+        if missing := bounds.keys() - bindable:
+            fail(f"symbols {sorted(missing)} appear in no input shape, so no call can bind them")
+
+        def check_shape(what: str, shape: Shape, dtype: str) -> None:
+            if dtype not in DTYPES:
+                fail(f"{what} has unknown dtype '{dtype}'")
+            for d in shape:
+                if isinstance(d, str) and d not in bounds:
+                    fail(f"{what} uses undeclared symbol '{d}'")
+                if isinstance(d, int) and d < 0:
+                    fail(f"{what} has negative dim {d}")
+
+        for i, t in enumerate(self.inputs):
+            check_shape(f"input {i}", t.shape, t.dtype)
+        buffers: dict[int, BufferSpec] = {}
+        for b in self.buffers:
+            check_shape(f"buffer {b.id}", b.shape, b.dtype)
+            if b.id in buffers:
+                fail(f"buffer id {b.id} defined twice")
+            buffers[b.id] = b
+            if (b.slot is None) == (b.input is None):
+                fail(f"buffer {b.id} must have exactly one of slot / input")
+            if b.input is not None:
+                if not 0 <= b.input < len(self.inputs):
+                    fail(f"buffer {b.id} refers to input {b.input}, but there are {len(self.inputs)} inputs")
+                t = self.inputs[b.input]
+                if (tuple(t.shape), t.dtype) != (tuple(b.shape), b.dtype):
+                    fail(f"buffer {b.id} does not match input {b.input}")
+        for k, launch in enumerate(self.launches):
+            for kind, v in launch.args:
+                if kind == "buf" and v not in buffers:
+                    fail(f"launch {k} (@{launch.kernel}) uses unknown buffer {v}")
+                elif kind == "sym" and v not in bounds:
+                    fail(f"launch {k} (@{launch.kernel}) uses undeclared symbol '{v}'")
+                elif kind not in ("buf", "sym"):
+                    fail(f"launch {k} (@{launch.kernel}) has an argument of unknown kind '{kind}'")
+            if launch.core_extent is not None:
+                try:
+                    unknown = symbols_of(launch.core_extent) - bounds.keys()
+                    compile_expr(launch.core_extent)
+                except (SyntaxError, ValueError) as e:
+                    fail(f"launch {k} (@{launch.kernel}) has a bad core_extent '{launch.core_extent}': {e}")
+                if unknown:
+                    fail(f"launch {k} (@{launch.kernel}) core_extent uses undeclared symbols {sorted(unknown)}")
+        for o in self.outputs:
+            if o not in buffers:
+                fail(f"output {o} is not a buffer")
+
+
+@dataclass(frozen=True)
+class LoadedKernels:
+    """Entry addresses of loaded kernels, and the handle (JIT library, CDLL) that keeps their code mapped."""
+
+    addresses: Mapping[str, int]
+    handle: object
+
+
+class _Plan:
+    """Everything about a call that depends only on the symbol values."""
+
+    __slots__ = ("symbol_values", "slot_bytes", "peak_bytes", "launches", "outputs")
+
+    def __init__(
+        self,
+        symbol_values: list[int],
+        slot_bytes: list[int],
+        launches: list[tuple[Callable[..., None], Callable[[list[int]], tuple[int, ...]], tuple[Range, ...]]],
+        outputs: list[tuple[str, int, int, np.dtype, tuple[int, ...], bool]],
+    ):
+        self.symbol_values = symbol_values
+        self.slot_bytes = slot_bytes
+        self.peak_bytes = sum(slot_bytes)
+        self.launches = launches
+        self.outputs = outputs
+
+
+_PROTOTYPES: dict[tuple[str, ...], Any] = {}
+
+
+def _prototype(kinds: tuple[str, ...]) -> Any:
+    if kinds not in _PROTOTYPES:
+        params = [ctypes.c_void_p if k == "buf" else ctypes.c_int64 for k in kinds]
+        _PROTOTYPES[kinds] = ctypes.CFUNCTYPE(None, *params, ctypes.c_int64, ctypes.c_int64)
+    return _PROTOTYPES[kinds]
+
+
+def _gatherer(indices: Sequence[int]) -> Callable[[list[int]], tuple[int, ...]]:
+    """A fast ``vals -> tuple(vals[i] for i in indices)`` (operator.itemgetter returns a bare item for one index)."""
+    if len(indices) == 0:
+        return lambda vals: ()
+    if len(indices) == 1:
+        i = indices[0]
+        return lambda vals: (vals[i],)
+    return operator.itemgetter(*indices)
+
+
+def _address(a: np.ndarray) -> int:
+    """The data address of a C-contiguous array (the ctypes buffer route is ~3x faster than ``a.ctypes.data``)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    except (TypeError, ValueError):  # read-only or empty arrays
+        return a.ctypes.data
+
+
+def _remember(memo: dict[Any, _Plan], key: Any, plan: _Plan) -> None:
+    if len(memo) >= MAX_PLANS:
+        memo.pop(next(iter(memo)), None)  # pop, not del: another thread may have dropped it already
+    memo[key] = plan
+
+
+def _aligned(nbytes: int) -> tuple[np.ndarray, int, int]:
+    """Fresh storage of ``nbytes``: (raw array, offset of the aligned start, aligned address)."""
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    base = _address(raw)
+    offset = -base % ALIGNMENT
+    return raw, offset, base + offset
+
+
+class Executable:
+    """A callable compiled function: ``exe(*arrays) -> list[np.ndarray]``."""
+
+    def __init__(self, spec: ProgramSpec, kernels: LoadedKernels, pool: ThreadPool | None = None):
+        spec.validate()
+        self.spec = spec
+        self.last_peak_bytes = 0
+        self._kernels = kernels  # keeps the code mapped
+        self._pool = pool or default_pool()
+        self._n_inputs = len(spec.inputs)
+        self._input_dtypes = [to_numpy(t.dtype) for t in spec.inputs]
+        self._input_shapes = [tuple(t.shape) for t in spec.inputs]
+        self._static_shapes = [s if all(isinstance(d, int) for d in s) else None for s in self._input_shapes]
+        self._symbols = [n for n, _, _ in spec.symbols]
+        self._bounds = spec.symbol_bounds
+        self._buffers = {b.id: b for b in spec.buffers}
+        slot_ids = sorted({b.slot for b in spec.buffers if b.slot is not None})
+        self._slot_index = {s: i for i, s in enumerate(slot_ids)}
+        output_slots = [self._slot_index[self._buffers[o].slot] for o in spec.outputs if self._buffers[o].slot is not None]
+        self._output_slots = sorted(set(output_slots))
+        self._shared_output_slots = {s for s in output_slots if output_slots.count(s) > 1}
+        self._scratch_slots = [i for i in range(len(slot_ids)) if i not in set(output_slots)]
+        self._scratch: dict[int, tuple[np.ndarray, int, int]] = {}  # slot -> (raw, capacity, address)
+        self._scratch_lock = threading.Lock()
+        self._functions = [self._function(launch, kernels) for launch in spec.launches]
+        self._plans: dict[tuple[int, ...], _Plan] = {}  # by symbol values
+        self._plans_by_shapes: dict[tuple[tuple[int, ...], ...], _Plan] = {}  # by input shapes
+
+    # ------------------------------------------------------------------------------------------- calling
+
+    def __call__(self, *arrays: Any) -> list[np.ndarray]:
+        args, vals, plan = self._bind(arrays)
+        self.last_peak_bytes = plan.peak_bytes
+        raws: dict[int, tuple[np.ndarray, int]] = {}
+        locked = self._scratch_lock.acquire(blocking=False)
+        try:
+            vals += self._slot_addresses(plan, raws, locked)
+            vals += plan.symbol_values
+            pool = self._pool
+            for fn, gather, ranges in plan.launches:
+                if len(ranges) == 1:
+                    fn(*gather(vals), *ranges[0])
+                else:
+                    pool.run(fn, gather(vals), ranges)
+        finally:
+            if locked:
+                self._scratch_lock.release()
+        return [self._output(o, args, raws) for o in plan.outputs]
+
+    def peak_bytes(self, **symbols: int) -> int:
+        """Bytes of slot storage a call with these symbol values uses."""
+        missing = set(self._symbols) - symbols.keys()
+        if missing:
+            raise InputError(f"{self.spec.name}: peak_bytes needs values for {sorted(missing)}")
+        key = tuple(symbols[n] for n in self._symbols)
+        self._check_bounds(dict(zip(self._symbols, key)))
+        return self._plan(key).peak_bytes
+
+    def _slot_addresses(self, plan: _Plan, raws: dict[int, tuple[np.ndarray, int]], use_scratch: bool) -> list[int]:
+        addrs = [0] * len(plan.slot_bytes)
+        for s in self._output_slots:
+            raw, offset, addrs[s] = _aligned(plan.slot_bytes[s])
+            raws[s] = (raw, offset)
+        for s in self._scratch_slots:
+            need = plan.slot_bytes[s]
+            if not use_scratch:  # another thread is running this Executable with the scratch storage
+                raw, offset, addrs[s] = _aligned(need)
+                raws[s] = (raw, offset)
+                continue
+            held = self._scratch.get(s)
+            if held is None or held[1] < need:
+                raw, _, address = _aligned(need)
+                held = self._scratch[s] = (raw, need, address)
+            addrs[s] = held[2]
+        return addrs
+
+    def _output(
+        self,
+        out: tuple[str, int, int, np.dtype, tuple[int, ...], bool],
+        args: list[np.ndarray],
+        raws: dict[int, tuple[np.ndarray, int]],
+    ) -> np.ndarray:
+        kind, index, nbytes, dtype, shape, copy = out
+        if kind == "input":
+            return args[index].copy()
+        raw, offset = raws[index]
+        view = raw[offset : offset + nbytes].view(dtype).reshape(shape)
+        return view.copy() if copy else view
+
+    # ------------------------------------------------------------------------------------------- binding
+
+    def _bind(self, arrays: Sequence[Any]) -> tuple[list[np.ndarray], list[int], _Plan]:
+        """Check the inputs; returns them C-contiguous, their addresses, and the plan for their shapes.
+
+        The plan is memoized by the tuple of input shapes, so a repeated call skips symbol binding.
+        """
+        if len(arrays) != self._n_inputs:
+            raise InputError(f"{self.spec.name} takes {self._n_inputs} inputs, got {len(arrays)}")
+        args: list[np.ndarray] = []
+        vals: list[int] = []
+        for a, dtype in zip(arrays, self._input_dtypes):
+            if type(a) is not np.ndarray:
+                a = np.asarray(a)
+            if a.dtype != dtype:
+                i = len(args)
+                raise InputError(
+                    f"{self.spec.name}: input {i} must have dtype {self.spec.inputs[i].dtype} ({dtype}), got {a.dtype}"
+                )
+            if not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a)
+            args.append(a)
+            vals.append(_address(a))
+        shapes = tuple(a.shape for a in args)
+        plan = self._plans_by_shapes.get(shapes)
+        if plan is None:
+            plan = self._plan(self._bind_symbols(shapes))
+            _remember(self._plans_by_shapes, shapes, plan)
+        return args, vals, plan
+
+    def _bind_symbols(self, shapes: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+        """Check the input shapes against the spec and return the symbol values they imply, in order."""
+        env: dict[str, int] = {}
+        for i, (shape, expected) in enumerate(zip(shapes, self._input_shapes)):
+            ok = len(shape) == len(expected)
+            for d, n in zip(expected, shape):
+                if isinstance(d, str):
+                    bound = env.setdefault(d, n)
+                    if bound != n:
+                        raise InputError(
+                            f"{self.spec.name}: input {i} has shape {list(shape)}, which sets {d} = {n}, "
+                            f"but an earlier input set {d} = {bound}"
+                        )
+                elif d != n:
+                    ok = False
+            if not ok:
+                raise InputError(
+                    f"{self.spec.name}: input {i} must have shape [{', '.join(map(str, expected))}], got {list(shape)}"
+                )
+        self._check_bounds(env)
+        return tuple(env[n] for n in self._symbols)
+
+    def _check_bounds(self, env: Mapping[str, int]) -> None:
+        for name, value in env.items():
+            lo, hi = self._bounds[name]
+            if not lo <= value <= hi:
+                raise InputError(f"{self.spec.name}: {name} = {value} is outside its declared bounds [{lo}, {hi}]")
+
+    # ------------------------------------------------------------------------------------------- precomputation
+
+    def _function(self, launch: LaunchSpec, kernels: LoadedKernels) -> Callable[..., None]:
+        if launch.kernel not in kernels.addresses:
+            raise CompileError(f"{self.spec.name}: kernel @{launch.kernel} is not in the loaded kernels")
+        kinds = tuple(kind for kind, _ in launch.args)
+        return _prototype(kinds)(kernels.addresses[launch.kernel])
+
+    def _plan(self, key: tuple[int, ...]) -> _Plan:
+        if (known := self._plans.get(key)) is not None:
+            return known
+        env = dict(zip(self._symbols, key))
+        n_in, n_slots = self._n_inputs, len(self._slot_index)
+
+        def nbytes(b: BufferSpec) -> int:
+            n = to_numpy(b.dtype).itemsize
+            for d in b.shape:
+                n *= env[d] if isinstance(d, str) else d
+            return n
+
+        def concrete(shape: Shape) -> tuple[int, ...]:
+            return tuple(env[d] if isinstance(d, str) else d for d in shape)
+
+        slot_bytes = [0] * n_slots
+        for b in self.spec.buffers:
+            if b.slot is not None:
+                s = self._slot_index[b.slot]
+                slot_bytes[s] = max(slot_bytes[s], nbytes(b))
+
+        def position(kind: str, v: int | str) -> int:
+            if kind == "sym":
+                return n_in + n_slots + self._symbols.index(v)  # type: ignore[arg-type]
+            b = self._buffers[v]  # type: ignore[index]
+            return b.input if b.input is not None else n_in + self._slot_index[b.slot]  # type: ignore[index]
+
+        launches = []
+        for launch, fn in zip(self.spec.launches, self._functions):
+            gather = _gatherer([position(kind, v) for kind, v in launch.args])
+            if launch.core_extent is None:
+                ranges: tuple[Range, ...] = ((0, 1),)
+            else:
+                extent = max(0, compile_expr(launch.core_extent)(env))
+                ranges = self._pool.split(extent, launch.core_work)
+            launches.append((fn, gather, ranges))
+
+        seen: set[int] = set()
+        outputs = []
+        for o in self.spec.outputs:
+            b = self._buffers[o]
+            if b.input is not None:
+                outputs.append(("input", b.input, 0, to_numpy(b.dtype), (), True))
+                continue
+            s = self._slot_index[b.slot]  # type: ignore[index]
+            copy = s in self._shared_output_slots and s in seen
+            seen.add(s)
+            outputs.append(("slot", s, nbytes(b), to_numpy(b.dtype), concrete(b.shape), copy))
+
+        plan = _Plan(list(key), slot_bytes, launches, outputs)
+        _remember(self._plans, key, plan)
+        return plan

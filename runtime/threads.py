@@ -1,0 +1,102 @@
+"""A persistent thread pool that splits a CPU kernel launch across cores.
+
+CPU kernels take ``(..., core_start, core_end)``: the half-open slice of their outermost parallel range that one
+call computes (docs/internals.md, "CPU calling convention"). A launch whose estimated work (``core_extent`` x
+``core_work``) is at least ``PARALLEL_MIN_WORK`` is cut into one contiguous chunk per thread; the calling
+thread runs the first chunk itself while the workers run the others (ctypes releases the GIL during the call).
+Smaller launches run inline: waking a worker costs tens of microseconds.
+
+One pool serves the whole process (``default_pool()``), sized to the cores this process may use
+(``KILN_THREADS`` overrides). Several Python threads may launch at once: jobs share one queue, and each
+``run`` waits only for its own chunks.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from queue import SimpleQueue
+
+from kiln.targets.description import usable_cores
+
+PARALLEL_MIN_WORK = 1 << 17
+"""Estimated scalar operations below which a launch is not worth splitting (measured: bench/ notes, report)."""
+
+UNKNOWN_CORE_WORK = 1 << 20
+"""Work assumed per index when the lowering gave no estimate: large, so any extent >= 2 is split."""
+
+Range = tuple[int, int]
+_Job = tuple[Callable[..., object], Sequence[object], int, int, "SimpleQueue[BaseException | None]"]
+
+
+class ThreadPool:
+    """``size`` threads in all: ``size - 1`` daemon workers plus the thread that calls ``run``."""
+
+    def __init__(self, size: int):
+        self.size = max(1, size)
+        self._jobs: SimpleQueue[_Job] = SimpleQueue()
+        for i in range(self.size - 1):
+            threading.Thread(target=self._work, name=f"kiln-worker-{i}", daemon=True).start()
+
+    def split(self, extent: int, core_work: int | None) -> tuple[Range, ...]:
+        """The chunks to run a launch of ``extent`` indices in: one chunk unless it is worth parallelizing."""
+        work = extent * (UNKNOWN_CORE_WORK if core_work is None else core_work)
+        if self.size == 1 or extent < 2 or work < PARALLEL_MIN_WORK:
+            return ((0, extent),)
+        parts = min(self.size, extent)
+        step = -(-extent // parts)
+        return tuple((lo, min(lo + step, extent)) for lo in range(0, extent, step))
+
+    def run(self, fn: Callable[..., object], args: Sequence[object], ranges: Sequence[Range]) -> None:
+        """Call ``fn(*args, lo, hi)`` for every range, in parallel; return when all are done.
+
+        An exception from any chunk is re-raised here after every chunk has finished.
+        """
+        done: SimpleQueue[BaseException | None] = SimpleQueue()
+        for lo, hi in ranges[1:]:
+            self._jobs.put((fn, args, lo, hi, done))
+        error: BaseException | None = None
+        try:
+            fn(*args, *ranges[0])
+        except BaseException as e:  # noqa: BLE001 - re-raised below, after the other chunks finish
+            error = e
+        for _ in range(len(ranges) - 1):
+            failure = done.get()
+            error = error or failure
+        if error is not None:
+            raise error
+
+    def _work(self) -> None:
+        while True:
+            fn, args, lo, hi, done = self._jobs.get()
+            try:
+                fn(*args, lo, hi)
+            except BaseException as e:  # noqa: BLE001 - handed to the launching thread
+                done.put(e)
+            else:
+                done.put(None)
+
+
+_default: ThreadPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> ThreadPool:
+    """The process-wide pool, created on first use."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = ThreadPool(usable_cores())
+    return _default
+
+
+def _forget_pool_after_fork() -> None:
+    # a forked child has none of the parent's worker threads; it builds its own pool when it needs one
+    global _default, _default_lock  # noqa: PLW0603
+    _default = None
+    _default_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)

@@ -1,0 +1,134 @@
+"""C source -> shared library (system C compiler) -> callable kernels, with the ``.so`` kept in the disk cache.
+
+The compiler is ``$CC`` (default ``cc``). Optimization flags default to ``DEFAULT_FLAGS``; ``KILN_CFLAGS`` or the
+``flags`` argument replace them. ``-fPIC -shared`` and ``-lm`` are always added, since the result must be a
+shared library that may call ``<math.h>``.
+
+Cache: the ``.so`` lives in the disk cache (namespace ``c-so``) under a key of the source, the compiler's path
+and the first line of its ``--version``, the flags, and the host CPU (``-march=native`` code is only valid on the
+CPU it was built on). It is built in a temporary folder and moved into place atomically. A cached library that
+no longer loads (truncated, corrupt) is deleted and rebuilt once. With the cache off, the library is built in a
+temporary folder that is removed once the library is loaded.
+
+``check_c`` is the validator for generated C: ``cc -std=c11 -Wall -Werror -fsyntax-only``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from kiln.runtime import cache
+from kiln.runtime.errors import CompileError, KilnError
+from kiln.runtime.program import LoadedKernels
+from kiln.targets.description import host_cpu
+
+DEFAULT_FLAGS = ("-O2", "-march=native", "-ffp-contract=fast", "-std=c11")
+SHARED_LIBRARY_FLAGS = ("-fPIC", "-shared")
+CHECK_FLAGS = ("-std=c11", "-Wall", "-Werror", "-fsyntax-only")
+LIBRARY_NAMESPACE = "c-so"
+SOURCE_NAME = "kernels.c"  # the file name compiler messages refer to
+
+
+def compiler() -> str:
+    """Absolute path of the C compiler (``$CC`` or ``cc``)."""
+    name = os.environ.get("CC") or "cc"
+    path = shutil.which(name)
+    if path is None:
+        raise KilnError(f"C compiler '{name}' not found (set $CC to a C compiler)")
+    return path
+
+
+@functools.cache
+def compiler_version(path: str) -> str:
+    """First line of ``<compiler> --version`` (which compiler and release it is)."""
+    result = subprocess.run([path, "--version"], capture_output=True, text=True, check=False, env=_c_locale())
+    return result.stdout.splitlines()[0] if result.stdout else ""
+
+
+def resolve_flags(flags: str | Sequence[str] | None = None) -> list[str]:
+    """The optimization flags to use: the argument, else ``$KILN_CFLAGS``, else ``DEFAULT_FLAGS``."""
+    if flags is None:
+        flags = os.environ.get("KILN_CFLAGS")
+    if flags is None:
+        return list(DEFAULT_FLAGS)
+    return shlex.split(flags) if isinstance(flags, str) else list(flags)
+
+
+def check_c(source: str) -> None:
+    """Raise ``CompileError`` with the compiler's messages unless ``source`` compiles cleanly with -Wall -Werror."""
+    with tempfile.TemporaryDirectory(prefix="kiln-c-") as folder:
+        _run([compiler(), *CHECK_FLAGS, SOURCE_NAME], source, Path(folder), "C source failed the compiler check")
+
+
+def compile_c(source: str, flags: str | Sequence[str] | None = None) -> Path:
+    """A shared library built from ``source``: the cached one if it exists, else freshly compiled into the cache.
+
+    With the cache off, the library is in a temporary folder the caller owns (``load_c`` removes it).
+    """
+    cc, opt = compiler(), resolve_flags(flags)
+    key = (source, cc, compiler_version(cc), shlex.join(opt), *host_cpu())
+    target = cache.path_for(LIBRARY_NAMESPACE, key, ".so")
+    if target is not None and target.exists():
+        return target
+    # build next to the cache entry (same file system, so the final os.replace is atomic)
+    folder = Path(tempfile.mkdtemp(prefix=".tmp-", dir=None if target is None else target.parent))
+    built = folder / "kernels.so"
+    try:
+        _run([cc, *opt, *SHARED_LIBRARY_FLAGS, SOURCE_NAME, "-o", built.name, "-lm"], source, folder, "C compilation failed")
+        if target is not None:
+            os.replace(built, target)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if target is None:
+        return built
+    shutil.rmtree(folder, ignore_errors=True)
+    return target
+
+
+def load_c(source: str, names: Iterable[str], flags: str | Sequence[str] | None = None) -> LoadedKernels:
+    """Compile (or fetch from the cache) ``source`` and return the addresses of the functions ``names``."""
+    path = compile_c(source, flags)
+    try:
+        library = ctypes.CDLL(str(path))
+    except OSError:
+        if not _is_cached(path):
+            raise
+        cache.remove(path)  # a damaged cache entry: rebuild it once
+        path = compile_c(source, flags)
+        library = ctypes.CDLL(str(path))
+    finally:
+        if not _is_cached(path):
+            shutil.rmtree(path.parent, ignore_errors=True)
+    addresses = {}
+    for name in dict.fromkeys(names):
+        try:
+            addresses[name] = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
+        except AttributeError:
+            raise CompileError(f"the compiled C library has no function '{name}'") from None
+    return LoadedKernels(addresses, library)
+
+
+def _is_cached(path: Path) -> bool:
+    root = cache.cache_dir()
+    return root is not None and path.parent == root / LIBRARY_NAMESPACE
+
+
+def _run(command: list[str], source: str, folder: Path, what: str) -> None:
+    (folder / SOURCE_NAME).write_text(source)
+    result = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False, env=_c_locale())
+    if result.returncode != 0:
+        raise CompileError(f"{what} ({shlex.join(command)}):\n{result.stderr.strip()}")
+
+
+def _c_locale() -> dict[str, str]:
+    """The environment with ``LC_ALL=C``: plain ASCII quotes in compiler messages, whatever the user's locale."""
+    return {**os.environ, "LC_ALL": "C"}

@@ -1,0 +1,139 @@
+"""LLVM IR text -> verified, O3-optimized host object code -> callable kernels, with an on-disk object cache.
+
+The pipeline (llvmlite 0.50, LLVM 22; see the project notes, backends.md section 1):
+parse, verify (failures raise ``CompileError`` carrying LLVM's line:col message), set the host triple and data
+layout, run the new pass manager's default O3 pipeline with loop and SLP vectorization tuned for the host CPU,
+then ``emit_object``. Loading always goes through the object file, linked into one process-wide ORC LLJIT (one
+JITDylib per loaded library, resolving libm calls such as ``expf`` from the process).
+
+Object caching: the object is stored in the disk cache (namespace ``llvm-obj``) under a key of the IR text, the
+target triple, CPU name and features, the opt level and the llvmlite/LLVM versions. A hit loads the object into
+the JIT without parsing the IR. LLJIT's ``add_object_img`` was measured faster than MCJIT's ``add_object_file``
+(about 0.7 ms vs 1.8 ms per small object here; MCJIT also needs a fresh TargetMachine and an empty module per
+engine, since the engine takes ownership of the TargetMachine).
+
+All LLVM work holds one lock: llvmlite shares one LLVMContext per process, which is not thread-safe.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import threading
+from collections.abc import Iterable
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from kiln.runtime import cache
+from kiln.targets.description import host_cpu
+from kiln.runtime.errors import CompileError
+from kiln.runtime.program import LoadedKernels
+
+OBJECT_NAMESPACE = "llvm-obj"
+
+_lock = threading.RLock()
+_library_ids = itertools.count()
+
+
+@functools.cache
+def _init_native() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+def _target_machine(opt_level: int) -> llvm.TargetMachine:
+    _init_native()
+    triple, cpu, features = host_cpu()
+    return llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu, features=features, opt=opt_level, reloc="pic", codemodel="default"
+    )
+
+
+def parse_ir(ir: str) -> llvm.ModuleRef:
+    """Parse and verify LLVM IR text; errors become ``CompileError`` with LLVM's message."""
+    _init_native()
+    with _lock:
+        try:
+            module = llvm.parse_assembly(ir)
+        except RuntimeError as e:
+            raise CompileError(f"invalid LLVM IR: {_strip(str(e), 'LLVM IR parsing error')}") from None
+        try:
+            module.verify()
+        except RuntimeError as e:
+            raise CompileError(f"LLVM IR failed verification: {str(e).strip()}") from None
+    return module
+
+
+def optimize(module: llvm.ModuleRef, opt_level: int = 3) -> llvm.TargetMachine:
+    """Retarget ``module`` to the host and run the default O<opt_level> pipeline with vectorization on it.
+
+    Returns the target machine used, ready for ``emit_object``.
+    """
+    tm = _target_machine(opt_level)
+    with _lock:
+        module.triple = tm.triple
+        module.data_layout = str(tm.target_data)
+        tuning = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+        tuning.loop_vectorization = opt_level >= 2
+        tuning.slp_vectorization = opt_level >= 2
+        passes = llvm.create_pass_builder(tm, tuning)
+        passes.getModulePassManager().run(module, passes)
+    return tm
+
+
+def optimize_ir(ir: str, opt_level: int = 3) -> str:
+    """The optimized IR text (for inspection and FileCheck tests)."""
+    module = parse_ir(ir)
+    optimize(module, opt_level)
+    return str(module)
+
+
+def object_key(ir: str, opt_level: int) -> tuple[str, ...]:
+    """Everything that changes the object code compiled from ``ir``."""
+    triple, cpu, features = host_cpu()
+    versions = f"llvmlite {llvmlite.__version__} LLVM {'.'.join(map(str, llvm.llvm_version_info))}"
+    return (ir, triple, cpu, features, str(opt_level), versions)
+
+
+def compile_object(ir: str, opt_level: int = 3) -> bytes:
+    """Host object code for ``ir``, from the disk cache when it was compiled before."""
+    key = object_key(ir, opt_level)
+    obj = cache.get(OBJECT_NAMESPACE, key)
+    if obj is None:
+        module = parse_ir(ir)
+        tm = optimize(module, opt_level)
+        with _lock:
+            obj = tm.emit_object(module)
+        cache.put(OBJECT_NAMESPACE, key, obj)
+    return obj
+
+
+@functools.cache
+def _jit() -> tuple[llvm.LLJIT, llvm.TargetMachine]:
+    tm = _target_machine(3)
+    return llvm.create_lljit_compiler(tm), tm  # the target machine is kept alive with the JIT
+
+
+def load_object(obj: bytes, names: Iterable[str]) -> LoadedKernels:
+    """Link an object file into the JIT and return the addresses of the functions ``names``."""
+    names = list(dict.fromkeys(names))
+    jit, _ = _jit()
+    builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+    for name in names:
+        builder.export_symbol(name)
+    with _lock:
+        try:
+            tracker = builder.link(jit, f"kiln{next(_library_ids)}")
+        except RuntimeError as e:
+            raise CompileError(f"cannot load the compiled kernels: {e}") from None
+    return LoadedKernels({name: tracker[name] for name in names}, tracker)
+
+
+def load_kernels(ir: str, names: Iterable[str], opt_level: int = 3) -> LoadedKernels:
+    """Compile (or fetch from the cache) and load the kernels ``names`` defined in ``ir``."""
+    return load_object(compile_object(ir, opt_level), names)
+
+
+def _strip(message: str, prefix: str) -> str:
+    return message.removeprefix(prefix).strip()
