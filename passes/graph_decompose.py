@@ -89,7 +89,8 @@ class Builder:
         return x if t.shape == tuple(shape) else self.op("reshape", x, result=TensorType(shape, t.element_type))
 
     def expand(self, x: SSAValue, shape: Sequence[Dim]) -> SSAValue:
-        return self.op("expand", x, result=TensorType(shape, _type(x).element_type))
+        t = _type(x)
+        return x if t.shape == tuple(shape) else self.op("expand", x, result=TensorType(shape, t.element_type))
 
     def pad(self, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float | int) -> SSAValue:
         if not any(low) and not any(high):
