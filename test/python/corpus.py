@@ -1,0 +1,298 @@
+"""The shared corpus of graph programs that every backend must run with the interpreter's answers.
+
+Each `Program` is graph IR text plus one or more input sets (several bindings of symbolic dims). Programs
+are built from templates so that every elementwise op meets every dtype it accepts, on edge values
+(0, -0, inf, nan, integer min/max, zero divisors, out-of-range shift amounts), in as few functions as
+possible (one compile covers many ops: the suite stays fast).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+from kiln.dialects import graph as G
+from kiln.dialects.types import to_numpy
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+FLOATS = ("f16", "bf16", "f32", "f64")
+SIGNED = ("i8", "i16", "i32", "i64")
+UNSIGNED = ("ui8", "ui16", "ui32", "ui64")
+INTS = SIGNED + UNSIGNED
+
+
+@dataclass
+class Program:
+    name: str
+    text: str
+    function: str
+    runs: list[list[np.ndarray]]
+    dtypes: frozenset[str] = frozenset({"f32"})
+    """dtypes the program uses: a backend skips programs with a dtype it does not support."""
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    tags: frozenset[str] = field(default_factory=frozenset)
+
+
+def _t(shape: tuple, dt: str) -> str:
+    return "!graph.tensor<" + "".join(f"{d}x" for d in shape) + dt + ">"
+
+
+def _tol(dt: str, reduce: bool = False) -> tuple[float, float]:
+    base = {"f16": (2e-3, 1e-3), "bf16": (2e-2, 1e-2), "f32": (2e-5, 1e-6), "f64": (1e-12, 1e-12)}.get(dt, (0.0, 0.0))
+    return (base[0] * 10, base[1] * 10) if reduce else base
+
+
+def edge_values(dt: str) -> np.ndarray:
+    """Values that break careless code generation, in the dtype."""
+    npdt = to_numpy(dt)
+    if dt == "i1":
+        return np.array([False, True, True, False], dtype=npdt)
+    if dt in FLOATS:
+        v = [0.0, -0.0, 1.0, -1.5, 2.5, -3.75, 0.3, 7.0, 100.0, -0.001, np.inf, -np.inf, np.nan]
+        return np.array(v, dtype=np.float64).astype(npdt)
+    info = np.iinfo(npdt)
+    v = [0, 1, 2, 3, 7, 13, info.max, info.max - 1, 100 % (info.max + 1)]
+    if info.min < 0:
+        v += [-1, -2, -7, info.min, info.min + 1]
+    return np.array(v, dtype=object).astype(npdt)
+
+
+def _rand(rng: np.random.Generator, shape: tuple, dt: str, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
+    npdt = to_numpy(dt)
+    if dt == "i1":
+        return rng.random(shape) < 0.5
+    if dt in FLOATS:
+        return rng.uniform(lo, hi, shape).astype(npdt)
+    info = np.iinfo(npdt)
+    return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(npdt)
+
+
+def _function(name: str, args: list[tuple[str, str]], body: list[str], results: list[tuple[str, str]], dims: str = "") -> str:
+    sig = ", ".join(f"{n}: {t}" for n, t in args)
+    res = ", ".join(t for _, t in results)
+    attrs = f" attributes {{graph.dims = #graph.dims<{dims}>}}" if dims else ""
+    lines = [f"func.func @{name}({sig}) -> ({res}){attrs} {{"]
+    lines += [f"  {line}" for line in body]
+    lines.append(f"  func.return {', '.join(n for n, _ in results)} : {res}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _dtype_class(dt: str) -> str:
+    return "bool" if dt == "i1" else "float" if dt in FLOATS else "int"
+
+
+# ---------------------------------------------------------------------------------------------
+# elementwise
+
+
+def unary_programs() -> Iterator[Program]:
+    for dt in (*FLOATS, *INTS, "i1"):
+        names = [n for n, allowed in G.UNARY.items() if _dtype_class(dt) in allowed]
+        if not names:
+            continue
+        x = edge_values(dt)
+        t = _t(x.shape, dt)
+        body = [f"%{n} = graph.{n} %x : {t}" for n in names]
+        text = _function(f"unary_{dt}", [("%x", t)], body, [(f"%{n}", t) for n in names])
+        rtol, atol = _tol(dt)
+        yield Program(f"unary_{dt}", text, f"unary_{dt}", [[x]], frozenset({dt}), rtol * 4, atol * 4, frozenset({"elementwise"}))
+
+
+def binary_programs() -> Iterator[Program]:
+    for dt in (*FLOATS, *INTS, "i1"):
+        names = [n for n, allowed in G.BINARY.items() if _dtype_class(dt) in allowed] + list(G.COMPARISONS)
+        e = edge_values(dt)
+        a, b = e.reshape(-1, 1), e
+        ta, tb = _t(a.shape, dt), _t(b.shape, dt)
+        out_shape = (e.size, e.size)
+        body, results = [], []
+        for n in names:
+            rt = _t(out_shape, "i1" if n in G.COMPARISONS else dt)
+            body.append(f"%{n} = graph.{n} %a, %b : ({ta}, {tb}) -> {rt}")
+            results.append((f"%{n}", rt))
+        if dt != "i1":
+            c = _t(out_shape, "i1")
+            body.append(f"%sel = graph.where %lt, %a, %b : ({c}, {ta}, {tb}) -> {_t(out_shape, dt)}")
+            results.append(("%sel", _t(out_shape, dt)))
+        text = _function(f"binary_{dt}", [("%a", ta), ("%b", tb)], body, results)
+        rtol, atol = _tol(dt)
+        yield Program(f"binary_{dt}", text, f"binary_{dt}", [[a, b]], frozenset({dt}), rtol * 4, atol * 4, frozenset({"elementwise"}))
+
+
+def cast_programs(universe: tuple[str, ...] = (*FLOATS, *INTS, "i1"), tag: str = "") -> Iterator[Program]:
+    """Every dtype of `universe` to every other (finite, in-range values: out-of-range casts are unspecified)."""
+    for src in universe:
+        vals = np.array([0, 1, 2, 3, 5, 7, 11, 100], dtype=np.float64)
+        x = (vals % 2 == 1) if src == "i1" else vals.astype(to_numpy(src))
+        t = _t(x.shape, src)
+        body, results = [], []
+        for dst in universe:
+            if dst != src:
+                rt = _t(x.shape, dst)
+                body.append(f"%to_{dst} = graph.cast %x : ({t}) -> {rt}")
+                results.append((f"%to_{dst}", rt))
+        name = f"cast{tag}_{src}"
+        text = _function(name, [("%x", t)], body, results)
+        yield Program(name, text, name, [[x]], frozenset(universe), 1e-2, 1e-2, frozenset({"elementwise"}))
+
+
+# ---------------------------------------------------------------------------------------------
+# reductions and movement
+
+
+def reduction_programs() -> Iterator[Program]:
+    rng = np.random.default_rng(1)
+    shape = (3, 4, 5)
+    for dt in ("f32", "i32", "f16", "ui8"):
+        x = _rand(rng, shape, dt)
+        t = _t(shape, dt)
+        body, results = [], []
+        ops = ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod"] + (["mean"] if dt in FLOATS else [])
+        for op in ops:
+            for axes in ((0,), (1,), (2,), (0, 2), (0, 1, 2)):
+                for keep in (False, True):
+                    out = tuple(1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes)
+                    name = f"%{op}_{''.join(map(str, axes))}_{int(keep)}"
+                    body.append(
+                        f"{name} = graph.{op} %x {{axes = array<i64: {', '.join(map(str, axes))}>, keepdims = {str(keep).lower()}}} : ({t}) -> {_t(out, dt)}"
+                    )
+                    results.append((name, _t(out, dt)))
+        text = _function(f"reduce_{dt}", [("%x", t)], body, results)
+        rtol, atol = _tol(dt, reduce=True)
+        yield Program(f"reduce_{dt}", text, f"reduce_{dt}", [[x]], frozenset({dt}), max(rtol, 1e-5), max(atol, 1e-5), frozenset({"reduce"}))
+
+
+def movement_program() -> Program:
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    t = _t((2, 3, 4), "f32")
+    body = [
+        f"%r = graph.reshape %x : ({t}) -> {_t((6, 4), 'f32')}",
+        f"%p = graph.permute %x {{perm = array<i64: 2, 0, 1>}} : ({t}) -> {_t((4, 2, 3), 'f32')}",
+        f"%pr = graph.reshape %p : ({_t((4, 2, 3), 'f32')}) -> {_t((8, 3), 'f32')}",
+        f"%e = graph.expand %r : ({_t((6, 4), 'f32')}) -> {_t((2, 6, 4), 'f32')}",
+        f"%pad = graph.pad %x {{low = array<i64: 1, 0, 2>, high = array<i64: 0, 2, 1>, value = -5.0 : f32}} : ({t}) -> {_t((3, 5, 7), 'f32')}",
+        f"%sh = graph.shrink %pad {{start = array<i64: 0, 1, 1>, limit = array<i64: 3, 5, 7>, step = array<i64: 2, 1, 3>}} : ({_t((3, 5, 7), 'f32')}) -> {_t((2, 4, 2), 'f32')}",
+        f"%fl = graph.flip %pad {{axes = array<i64: 0, 2>}} : ({_t((3, 5, 7), 'f32')}) -> {_t((3, 5, 7), 'f32')}",
+        f"%fs = graph.shrink %fl {{start = array<i64: 1, 0, 0>, limit = array<i64: 3, 5, 7>}} : ({_t((3, 5, 7), 'f32')}) -> {_t((2, 5, 7), 'f32')}",
+        f"%pt = graph.permute %fs {{perm = array<i64: 2, 1, 0>}} : ({_t((2, 5, 7), 'f32')}) -> {_t((7, 5, 2), 'f32')}",
+        f"%cc = graph.concat %x, %x, %x {{axis = 1 : i64}} : ({t}, {t}, {t}) -> {_t((2, 9, 4), 'f32')}",
+        f"%ccf = graph.flip %cc {{axes = array<i64: 1>}} : ({_t((2, 9, 4), 'f32')}) -> {_t((2, 9, 4), 'f32')}",
+        f"%tr = graph.permute %x {{perm = array<i64: 0, 2, 1>}} : ({t}) -> {_t((2, 4, 3), 'f32')}",
+        f"%trs = graph.reduce_sum %tr {{axes = array<i64: 1>}} : ({_t((2, 4, 3), 'f32')}) -> {_t((2, 3), 'f32')}",
+        f"%pr2 = graph.reshape %pt : ({_t((7, 5, 2), 'f32')}) -> {_t((70,), 'f32')}",
+        f"%pr3 = graph.shrink %pr2 {{start = array<i64: 3>, limit = array<i64: 70>, step = array<i64: 7>}} : ({_t((70,), 'f32')}) -> {_t((10,), 'f32')}",
+    ]
+    results = [("%r", _t((6, 4), "f32")), ("%pr", _t((8, 3), "f32")), ("%e", _t((2, 6, 4), "f32")),
+               ("%sh", _t((2, 4, 2), "f32")), ("%pt", _t((7, 5, 2), "f32")), ("%ccf", _t((2, 9, 4), "f32")),
+               ("%trs", _t((2, 3), "f32")), ("%pr3", _t((10,), "f32"))]
+    text = _function("movement", [("%x", t)], body, results)
+    return Program("movement", text, "movement", [[x]], tags=frozenset({"movement"}))
+
+
+# ---------------------------------------------------------------------------------------------
+# composites and models
+
+
+def _single(name: str, op_text: str, args: list[tuple[str, np.ndarray, str]], rtype: str, dims: str = "",
+            runs: list[list[np.ndarray]] | None = None, rtol: float = 1e-4, atol: float = 1e-5) -> Program:
+    sig = [(n, t) for n, _, t in args]
+    text = _function(name, sig, [f"%r = {op_text}"], [("%r", rtype)], dims)
+    return Program(name, text, name, runs or [[a for _, a, _ in args]], rtol=rtol, atol=atol, tags=frozenset({"composite"}))
+
+
+def composite_programs() -> Iterator[Program]:
+    rng = np.random.default_rng(3)
+    f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    for (m, k, n) in ((17, 33, 65), (1, 8, 1), (16, 16, 16)):
+        a, b = f(m, k), f(k, n)
+        yield _single(f"matmul_{m}x{k}x{n}", f"graph.matmul %a, %b : ({_t((m, k), 'f32')}, {_t((k, n), 'f32')}) -> {_t((m, n), 'f32')}",
+                      [("%a", a, _t((m, k), "f32")), ("%b", b, _t((k, n), "f32"))], _t((m, n), "f32"))
+    a, b = f(2, 1, 5, 3), f(4, 3, 6)
+    yield _single("matmul_batched", f"graph.matmul %a, %b : ({_t((2, 1, 5, 3), 'f32')}, {_t((4, 3, 6), 'f32')}) -> {_t((2, 4, 5, 6), 'f32')}",
+                  [("%a", a, _t((2, 1, 5, 3), "f32")), ("%b", b, _t((4, 3, 6), "f32"))], _t((2, 4, 5, 6), "f32"))
+    v = f(3)
+    yield _single("matmul_vec", f"graph.matmul %a, %v : ({_t((2, 1, 5, 3), 'f32')}, {_t((3,), 'f32')}) -> {_t((2, 1, 5), 'f32')}",
+                  [("%a", a, _t((2, 1, 5, 3), "f32")), ("%v", v, _t((3,), "f32"))], _t((2, 1, 5), "f32"))
+    x = f(4, 7) * 3
+    for op in ("softmax", "log_softmax", "cumsum"):
+        for axis in (0, 1):
+            yield _single(f"{op}_{axis}", f"graph.{op} %x {{axis = {axis} : i64}} : ({_t((4, 7), 'f32')}) -> {_t((4, 7), 'f32')}",
+                          [("%x", x, _t((4, 7), "f32"))], _t((4, 7), "f32"))
+    g, bb = f(7), f(7)
+    yield _single("layernorm", f"graph.layernorm %x affine(%g, %b) {{axes = array<i64: 1>}} : ({_t((4, 7), 'f32')}, {_t((7,), 'f32')}, {_t((7,), 'f32')}) -> {_t((4, 7), 'f32')}",
+                  [("%x", x, _t((4, 7), "f32")), ("%g", g, _t((7,), "f32")), ("%b", bb, _t((7,), "f32"))], _t((4, 7), "f32"))
+    img = f(2, 4, 9, 9)
+    for name, w_shape, attrs, out in (
+        ("conv_basic", (6, 4, 3, 3), "", (2, 6, 7, 7)),
+        ("conv_stride_pad", (6, 4, 3, 3), "{padding = array<i64: 1, 2>, stride = array<i64: 2, 2>}", (2, 6, 5, 6)),
+        ("conv_dilated_grouped", (6, 2, 3, 3), "{dilation = array<i64: 2, 2>, groups = 2 : i64}", (2, 6, 5, 5)),
+    ):
+        w = f(*w_shape)
+        yield _single(name, f"graph.conv2d %x, %w {attrs} : ({_t(img.shape, 'f32')}, {_t(w_shape, 'f32')}) -> {_t(out, 'f32')}",
+                      [("%x", img, _t(img.shape, "f32")), ("%w", w, _t(w_shape, "f32"))], _t(out, "f32"))
+    for op in ("max_pool2d", "avg_pool2d"):
+        yield _single(op, f"graph.{op} %x {{kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}} : ({_t(img.shape, 'f32')}) -> {_t((2, 4, 5, 5), 'f32')}",
+                      [("%x", img, _t(img.shape, "f32"))], _t((2, 4, 5, 5), "f32"))
+    idx = rng.integers(0, 7, (4, 5)).astype(np.int32)
+    yield _single("gather", f"graph.gather %x, %i {{axis = 1 : i64}} : ({_t((4, 7), 'f32')}, {_t((4, 5), 'i32')}) -> {_t((4, 5), 'f32')}",
+                  [("%x", x, _t((4, 7), "f32")), ("%i", idx, _t((4, 5), "i32"))], _t((4, 5), "f32"))
+    yield _single("argmax", f"graph.argmax %x {{axis = 1 : i64}} : ({_t((4, 7), 'f32')}) -> {_t((4,), 'i64')}",
+                  [("%x", x, _t((4, 7), "f32"))], _t((4,), "i64"))
+    yield _single("argmin_keep", f"graph.argmin %x {{axis = 0 : i64, keepdims = true}} : ({_t((4, 7), 'f32')}) -> {_t((1, 7), 'i32')}",
+                  [("%x", x, _t((4, 7), "f32"))], _t((1, 7), "i32"))
+
+
+def symbolic_programs() -> Iterator[Program]:
+    rng = np.random.default_rng(4)
+    runs = [[rng.standard_normal((n, 6)).astype(np.float32), rng.standard_normal((6,)).astype(np.float32)] for n in (1, 5, 33)]
+    tx, tb = _t(("N", 6), "f32"), _t((6,), "f32")
+    body = [
+        f"%s = graph.add %x, %b : ({tx}, {tb}) -> {tx}",
+        f"%m = graph.reduce_max %s {{axes = array<i64: 1>, keepdims = true}} : ({tx}) -> {_t(('N', 1), 'f32')}",
+        f"%d = graph.sub %s, %m : ({tx}, {_t(('N', 1), 'f32')}) -> {tx}",
+        f"%t = graph.permute %d {{perm = array<i64: 1, 0>}} : ({tx}) -> {_t((6, 'N'), 'f32')}",
+        f"%c = graph.reduce_sum %t {{axes = array<i64: 1>}} : ({_t((6, 'N'), 'f32')}) -> {tb}",
+    ]
+    text = _function("symbolic", [("%x", tx), ("%b", tb)], body, [("%d", tx), ("%c", tb)], "N = [1, 64]")
+    yield Program("symbolic", text, "symbolic", runs, rtol=1e-4, atol=1e-5, tags=frozenset({"symbolic"}))
+
+
+def example_programs() -> Iterator[Program]:
+    rng = np.random.default_rng(5)
+    f = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
+    yield Program("example_mlp", (EXAMPLES / "mlp.mlir").read_text(), "mlp",
+                  [[f(n, 64), f(64, 128), f(128), f(128, 10), f(10)] for n in (1, 7)], rtol=1e-4, atol=1e-4)
+    yield Program("example_softmax", (EXAMPLES / "softmax.mlir").read_text(), "softmax", [[f(3, 256)]], rtol=1e-4, atol=1e-6)
+    yield Program("example_layernorm", (EXAMPLES / "layernorm.mlir").read_text(), "layernorm",
+                  [[f(2, 512), f(512), f(512)]], rtol=1e-4, atol=1e-4)
+    yield Program("example_convnet", (EXAMPLES / "convnet.mlir").read_text(), "convnet",
+                  [[f(2, 3, 16, 16), f(8, 3, 3, 3), f(8), f(4, 8, 1, 1)]], rtol=1e-4, atol=1e-4)
+    yield Program("example_attention", (EXAMPLES / "attention.mlir").read_text(), "attention",
+                  [[f(s, 64), f(s, 64), f(s, 64)] for s in (3, 16)], rtol=1e-4, atol=1e-4)
+
+
+def all_programs() -> list[Program]:
+    return [
+        *unary_programs(), *binary_programs(), *cast_programs(), *cast_programs(("f32", "i32", "ui32", "i1"), "32"),
+        *reduction_programs(), movement_program(),
+        *composite_programs(), *symbolic_programs(), *example_programs(),
+    ]
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, what: str) -> None:
+    """Equal dtype and shape; floats equal within tolerance with NaN where the reference has NaN."""
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    if want.dtype.kind == "f" or want.dtype == np.dtype(ml_dtypes.bfloat16):
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
