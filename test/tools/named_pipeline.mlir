@@ -1,0 +1,20 @@
+// A named pipeline from kiln.registry.PIPELINES expands inline, between the passes around it.
+// RUN: kiln-opt %s -p dce,lower-to-kernel,cse --mlir-print-ir-after-all -o %t.mlir 2>&1 | filecheck %s
+
+// CHECK:      IR Dump After dce
+// CHECK-NEXT: builtin.module
+// CHECK:      IR Dump After graph-decompose
+// CHECK:      IR Dump After graph-canonicalize
+// CHECK:      IR Dump After cse
+// CHECK:      IR Dump After graph-mark-realize
+// CHECK:      IR Dump After convert-graph-to-kernel
+// CHECK:      IR Dump After kernel-plan-memory
+// CHECK:      kernel.kernel
+// CHECK:      IR Dump After cse
+// CHECK-NOT:  IR Dump
+
+func.func @biased_relu(%x: !graph.tensor<4x8xf32>, %b: !graph.tensor<8xf32>) -> !graph.tensor<4x8xf32> {
+  %0 = graph.add %x, %b : (!graph.tensor<4x8xf32>, !graph.tensor<8xf32>) -> !graph.tensor<4x8xf32>
+  %1 = graph.relu %0 : !graph.tensor<4x8xf32>
+  func.return %1 : !graph.tensor<4x8xf32>
+}
