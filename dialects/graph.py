@@ -589,6 +589,15 @@ class PadOp(GraphOp):
     assembly_format = "$input " + _FUNCTIONAL
 
     @classmethod
+    def build_op(cls, operands, result_type=None, **props):
+        """A Python number `value` is taken in the input's dtype."""
+        v = props.get("value", 0)
+        if not isinstance(v, Attribute):
+            dt = SSAValue.get(operands[0]).type.element_type  # type: ignore[attr-defined]
+            props["value"] = FloatAttr(float(v), dt) if is_float(dt) else IntegerAttr(int(v), dt)  # type: ignore[arg-type]
+        return super().build_op(operands, result_type, **props)
+
+    @classmethod
     def infer(cls, operands, props):
         (x,) = operands
         low, high = _ints(props.get("low")), _ints(props.get("high"))
