@@ -71,17 +71,26 @@ class BufferSpec:
 
 @dataclass(frozen=True)
 class LaunchSpec:
-    """One kernel call: arguments in order, the extent of its core-parallel range, and the work per index.
+    """One kernel call: its arguments in order, and how it is spread over cores (CPU) or a grid (GPU).
 
-    ``core_extent`` and ``core_work`` come from the ``uop.kernel`` attributes of the same names: the size of the
-    range split across threads (None: call once with (0, 1)), and the estimated ALU ops per index of that range
-    (None: unknown), from which the thread pool decides whether splitting pays.
+    The launch fields come from the ``uop.kernel`` attributes of the same names (docs/internals.md). CPU:
+    ``core_extent`` is the size of the range split across threads (None: call once with (0, 1)), ``core_work``
+    the estimated ALU ops per index of that range (None: unknown), from which the thread pool decides whether
+    splitting pays. GPU: ``global_size`` (workgroups per grid dim) and ``local_size`` (threads per workgroup),
+    3 entries each, ints or ``kiln.runtime.symexpr`` expressions.
     """
 
     kernel: str
     args: tuple[LaunchArg, ...]
     core_extent: str | None = None
     core_work: int | None = None
+    global_size: tuple[int | str, ...] | None = None
+    local_size: tuple[int | str, ...] | None = None
+
+    def expressions(self) -> list[str]:
+        """Every size expression of the launch (for validation)."""
+        sizes = [*(self.global_size or ()), *(self.local_size or ())]
+        return ([self.core_extent] if self.core_extent is not None else []) + [str(e) for e in sizes]
 
 
 @dataclass(frozen=True)
@@ -125,7 +134,12 @@ class ProgramSpec:
             outputs=tuple(d["outputs"]),
             launches=tuple(
                 LaunchSpec(
-                    x["kernel"], tuple((kind, v) for kind, v in x["args"]), x["core_extent"], x["core_work"]
+                    x["kernel"],
+                    tuple((kind, v) for kind, v in x["args"]),
+                    x["core_extent"],
+                    x["core_work"],
+                    None if x["global_size"] is None else tuple(x["global_size"]),
+                    None if x["local_size"] is None else tuple(x["local_size"]),
                 )
                 for x in d["launches"]
             ),
@@ -179,14 +193,14 @@ class ProgramSpec:
                     fail(f"launch {k} (@{launch.kernel}) uses undeclared symbol '{v}'")
                 elif kind not in ("buf", "sym"):
                     fail(f"launch {k} (@{launch.kernel}) has an argument of unknown kind '{kind}'")
-            if launch.core_extent is not None:
+            for expr in launch.expressions():
                 try:
-                    unknown = symbols_of(launch.core_extent) - bounds.keys()
-                    compile_expr(launch.core_extent)
+                    unknown = symbols_of(expr) - bounds.keys()
+                    compile_expr(expr)
                 except (SyntaxError, ValueError) as e:
-                    fail(f"launch {k} (@{launch.kernel}) has a bad core_extent '{launch.core_extent}': {e}")
+                    fail(f"launch {k} (@{launch.kernel}) has a bad size expression '{expr}': {e}")
                 if unknown:
-                    fail(f"launch {k} (@{launch.kernel}) core_extent uses undeclared symbols {sorted(unknown)}")
+                    fail(f"launch {k} (@{launch.kernel}) size '{expr}' uses undeclared symbols {sorted(unknown)}")
         for o in self.outputs:
             if o not in buffers:
                 fail(f"output {o} is not a buffer")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from test_runtime_program import kernels_source
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -23,9 +23,9 @@ from xdsl.rewriter import Rewriter
 from kiln import registry
 from kiln.dialects.kernel import KernelOp
 from kiln.dialects.uop import UopKernelOp
-from kiln.runtime import device_cpu
-from kiln.runtime.device_cpu import CPUDevice, read_schedule
-from kiln.runtime.devices import device_available, device_names, get_device
+from kiln.runtime import devices
+from kiln.runtime.device_cpu import CPUDevice
+from kiln.runtime.devices import device_available, device_names, get_device, read_schedule
 from kiln.runtime.errors import CompileError, DeviceUnavailable, KilnError
 from kiln.runtime.program import BufferSpec, LaunchSpec, TensorSpec
 
@@ -130,6 +130,19 @@ def test_read_schedule() -> None:
     )
 
 
+def test_read_schedule_gpu_launch_attributes() -> None:
+    module = uop_level(KERNEL_MODULE)
+    for op in module.ops:
+        if isinstance(op, UopKernelOp):
+            op.attributes = {
+                "global_size": ArrayAttr([StringAttr("ceildiv(N, 64)"), IntegerAttr(1, 64), IntegerAttr(1, 64)]),
+                "local_size": DenseArrayBase.from_list(i64, [64, 1, 1]),
+            }
+    launch = read_schedule(module, "fma", "webgpu").launches[1]
+    assert (launch.core_extent, launch.core_work) == (None, None)
+    assert launch.global_size == ("ceildiv(N, 64)", 1, 1) and launch.local_size == (64, 1, 1)
+
+
 def test_read_schedule_rejects_foreign_ops() -> None:
     text = KERNEL_MODULE.replace('%N = kernel.symbol "N" : index', '%N = kernel.symbol "N" : index\n  %one = kernel.const 1 : index')
     with pytest.raises(CompileError, match="unexpected kernel.const in the schedule @fma"):
@@ -201,7 +214,7 @@ def test_cache_hit_parses_nothing(stand_in_pipeline: list[str], monkeypatch: pyt
     def no_parsing(module: object) -> None:
         raise AssertionError("a compile-cache hit must not parse the module")
 
-    monkeypatch.setattr(device_cpu, "parse_module", no_parsing)
+    monkeypatch.setattr(devices, "parse_module", no_parsing)
     again = get_device("cpu-llvm").compile(KERNEL_MODULE, "fma")
     assert again.spec == first.spec and len(stand_in_pipeline) == 1
     with pytest.raises(AssertionError):

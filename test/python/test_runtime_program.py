@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -123,6 +124,8 @@ def test_json_round_trip() -> None:
     assert ProgramSpec.from_json(text) == spec
     assert json.loads(text)["launches"][0]["args"] == [["buf", 0], ["buf", 1], ["buf", 3], ["sym", "N"]]
     assert spec.kernel_names() == ["k0", "k1"]
+    gpu = replace(spec, launches=(LaunchSpec("k0", (("buf", 0),), None, None, ("ceildiv(N, 64)", 1, 1), (64, 1, 1)),))
+    assert ProgramSpec.from_json(gpu.to_json()) == gpu
 
 
 @pytest.mark.parametrize(
@@ -137,13 +140,12 @@ def test_json_round_trip() -> None:
         ({"buffers": (BufferSpec(0, ("K",), "f32", slot=0),)}, "undeclared symbol 'K'"),
         ({"launches": (LaunchSpec("k0", (("buf", 7),)),)}, "unknown buffer 7"),
         ({"launches": (LaunchSpec("k0", (("sym", "Q"),)),)}, "undeclared symbol 'Q'"),
-        ({"launches": (LaunchSpec("k0", (), "N +"),)}, "bad core_extent"),
-        ({"launches": (LaunchSpec("k0", (), "ceildiv(M, 4)"),)}, r"undeclared symbols \['M'\]"),
+        ({"launches": (LaunchSpec("k0", (), "N +"),)}, "bad size expression .N +."),
+        ({"launches": (LaunchSpec("k0", (), "ceildiv(M, 4)"),)}, r"size .ceildiv\(M, 4\). uses undeclared symbols \[.M.\]"),
+        ({"launches": (LaunchSpec("k0", (), None, None, ("K", 1, 1), (64, 1, 1)),)}, r"size .K. uses undeclared"),
     ],
 )
 def test_validate_rejects_inconsistent_specs(change: dict, message: str) -> None:
-    from dataclasses import replace
-
     spec = replace(fma_program("cpu-llvm"), **change)
     with pytest.raises(CompileError, match=message):
         spec.validate()
