@@ -12,7 +12,8 @@ Results print in the same syntax, always bracketed (``2x3xf32=[[1 2 3][4 5 6]]``
 shortest form that reads back to the same value, without a trailing ``.0``; booleans as ``true``/``false``.
 
 `bind_symbols` is the one check of arrays against a signature (count, dtype, rank, static dims, symbolic dims
-consistent and within their declared bounds); kiln-run and the runtime share it.
+consistent and within their declared bounds); kiln-run and the runtime share it. Every error here is a
+`kiln.runtime.errors.InputError` with a message for people.
 """
 
 from __future__ import annotations
@@ -36,10 +37,7 @@ from kiln.dialects.types import (
     parse_dtype,
     to_numpy,
 )
-
-
-class InputError(ValueError):
-    """An input that cannot be read or does not fit the function's signature; the message says why."""
+from kiln.runtime.errors import InputError
 
 
 @dataclass(frozen=True)

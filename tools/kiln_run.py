@@ -23,13 +23,14 @@ from xdsl.utils.exceptions import ParseError
 
 from kiln import registry
 from kiln.dialects.types import declared_dims
+from kiln.runtime.devices import DEFAULT_DEVICE, device_names, get_device
+from kiln.runtime.errors import InputError, KilnError
 from kiln.tools.diagnostics import from_parse_error, verify_module
 from kiln.tools.errors import ArgumentParser, UserError, run_tool
-from kiln.tools.inputs import InputError, Param, bind_symbols, format_literal, param_of, parse_input
+from kiln.tools.inputs import Param, bind_symbols, format_literal, param_of, parse_input
 from kiln.tools.source import Chunk, parse_chunk, read_source
 
 TOOL = "kiln-run"
-DEFAULT_DEVICE = "cpu-llvm"
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
@@ -42,7 +43,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", action="append", default=[], metavar="@FILE.npy",
                    help="save the results as .npy files, one per result, in order (default: print them)")
     p.add_argument("--device", default=DEFAULT_DEVICE,
-                   help=f"interp, cpu-llvm, cpu-c, webgpu or cuda (default: {DEFAULT_DEVICE})")
+                   help=f"one of {', '.join(device_names())} (default: {DEFAULT_DEVICE})")
     p.add_argument("--no-cache", action="store_true", help="compile afresh, ignoring the program cache")
     return p
 
@@ -135,9 +136,6 @@ def _output_paths(outputs: Sequence[str], results: Sequence[Param]) -> list[str]
 
 def _execute(module: ModuleOp, function: str, device: str, arrays: list[np.ndarray]) -> list[np.ndarray]:
     """Compile and run through the runtime's device API; its errors (KilnError) are the user's to read."""
-    from kiln.runtime.devices import get_device
-    from kiln.runtime.errors import KilnError
-
     try:
         executable = get_device(device).compile(module, function)
         return list(executable(*arrays))

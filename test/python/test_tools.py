@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
-import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,11 +21,12 @@ from xdsl.utils.exceptions import ParseError
 
 from kiln import registry
 from kiln.dialects.types import TensorType
+from kiln.runtime.errors import CompileError, InputError
 from kiln.tools import kiln_opt, kiln_run
 from kiln.tools.diagnostics import Diagnostic, SourceLoc, error_at, location_of, verify_module
 from kiln.tools.errors import UserError
 from kiln.tools.expected import check_diagnostics, parse_expectations
-from kiln.tools.inputs import InputError, Param, bind_symbols, format_literal, parse_input
+from kiln.tools.inputs import Param, bind_symbols, format_literal, parse_input
 from kiln.tools.pipeline import build_pipeline, expand_pipeline
 from kiln.tools.source import Chunk, parse_chunk, split_input
 
@@ -499,10 +498,6 @@ func.func private @helper() {
 """
 
 
-class FakeKilnError(Exception):
-    pass
-
-
 @dataclass
 class FakeDevice:
     """Stands in for what `kiln.runtime.devices.get_device(name)` returns; runs @scale with numpy."""
@@ -512,19 +507,14 @@ class FakeDevice:
     def compile(self, module: ModuleOp, function: str):
         self.compiled.append(function)
         if function != "scale":
-            raise FakeKilnError(f"cannot compile @{function}")
+            raise CompileError(f"cannot compile @{function}")
         return lambda x, k: [x * k, np.array(len(x), np.int32)]
 
 
 @pytest.fixture
 def fake_device(monkeypatch) -> FakeDevice:
     device = FakeDevice([])
-    devices = types.ModuleType("kiln.runtime.devices")
-    devices.get_device = lambda name: device  # type: ignore[attr-defined]
-    errors = types.ModuleType("kiln.runtime.errors")
-    errors.KilnError = FakeKilnError  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "kiln.runtime.devices", devices)
-    monkeypatch.setitem(sys.modules, "kiln.runtime.errors", errors)
+    monkeypatch.setattr(kiln_run, "get_device", lambda name: device)
     monkeypatch.delenv("KILN_NO_CACHE", raising=False)
     return device
 
@@ -570,3 +560,13 @@ def test_kiln_run_reports_ir_errors_with_their_location(cli, mlir_file, fake_dev
     path = mlir_file(BAD_RETURN)
     r = cli(kiln_run.run, [path])
     assert r.code == 1 and r.err.startswith(f"{path}:3:3: error: 'func.return' op")
+
+
+def test_kiln_run_on_the_reference_interpreter(cli, mlir_file, tmp_path):
+    out = tmp_path / "y.npy"
+    argv = [mlir_file(RUN), "--device", "interp", "--input", "3x2xf32=[[1 2][3 4][5 6]]", "--input", "-1"]
+    r = cli(kiln_run.run, [*argv, "--output", f"@{out}", "--output", f"@{tmp_path / 'n.npy'}"])
+    assert (r.code, r.err) == (0, "")
+    np.testing.assert_array_equal(np.load(out), -np.arange(1, 7, dtype=np.float32).reshape(3, 2))
+    r = cli(kiln_run.run, [*argv[:-2], "--input", "0.5", "--device", "no-such-device"])
+    assert r.code == 1 and "unknown device 'no-such-device'" in r.err
