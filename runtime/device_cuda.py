@@ -4,6 +4,8 @@
 Calling convention (the PTX emitter produces it): ``.visible .entry <kernel>(.param .u64 b0, ..., .param .s32 N,
 ...)`` -- the buffers as 64-bit global addresses, then the symbol scalars as i32, in launch-argument order;
 launched over ``global_size`` blocks of ``local_size`` threads, no dynamic shared memory, on the null stream.
+Buffers hold their elements as numpy does (an ``i1`` is one byte, 0 or 1). One PTX module holds all of a
+program's kernels.
 
 Loading: the PTX is assembled by nvJitLink for the GPU's own sm (``kiln.targets.ptx.toolchain``; a PTX
 ``.target`` of sm_80 runs on any newer GPU), then ``cuModuleLoadData``; modules and their functions are cached
@@ -31,7 +33,7 @@ import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.runtime.device_webgpu import I32_MAX, GPUPlan, GPUSchedule, StorageKey
-from kiln.runtime.devices import Compiled, Device
+from kiln.runtime.devices import Device
 from kiln.runtime.errors import CompileError, DeviceUnavailable, KilnError
 from kiln.runtime.program import ProgramSpec
 from kiln.targets.description import TargetDescription
@@ -256,11 +258,6 @@ class CUDADevice(Device):
         """Load a program whose kernels are PTX (assembled and loaded here, once per PTX text)."""
         return CUDAProgram(spec, context())
 
-    def compile(self, module: Any, function_name: str) -> Compiled:
-        """Not yet: lowering graph IR for this device needs the PTX lowering and emitter, and a schedule reader
-        that records each kernel's ``global_size``/``local_size`` (``device_cpu.lower_program`` knows only the CPU
-        devices). Programs built as ``ProgramSpec`` run through ``load``."""
-        raise CompileError(
-            f"compiling @{function_name} for {self.name} from graph IR is not available yet; "
-            "load a ProgramSpec with its PTX kernels through device.load(spec)"
-        )
+    def compile(self, module: Any, function_name: str) -> CUDAProgram:
+        """Lower ``function_name`` of a graph module to PTX (or take it from the compile cache) and load it."""
+        return self.load(self.compile_spec(module, function_name))
