@@ -57,6 +57,7 @@ from kiln.runtime.errors import CompileError, InputError, KilnError
 from kiln.runtime.program import MAX_PLANS, ProgramSpec
 from kiln.runtime.symexpr import compile_expr
 from kiln.targets.description import TargetDescription
+from kiln.targets.wgsl.description import max_storage_buffers
 
 if TYPE_CHECKING:
     import wgpu
@@ -291,6 +292,14 @@ class WebGPUProgram:
             raise CompileError(f"{spec.name}: kernels were emitted for '{spec.kernels.target}', not webgpu")
         self._gpu = gpu()
         self.schedule = GPUSchedule(spec, self._gpu.target, storage_dtype)
+        limits = self._gpu.device.limits
+        self._max_binding_bytes = limits["max-storage-buffer-binding-size"]
+        for call in self.schedule.calls:
+            if len(call.storages) > max_storage_buffers(limits):
+                raise CompileError(
+                    f"{spec.name}: @{call.kernel} takes {len(call.storages)} buffers, but this device binds at most "
+                    f"{max_storage_buffers(limits)} storage buffers per kernel"
+                )
         module = compile_shader(spec.kernels.source, label=spec.name)
         self._layouts: dict[str, Any] = {}
         self._pipelines: dict[str, Any] = {}
@@ -329,6 +338,12 @@ class WebGPUProgram:
 
         usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
         for key, nbytes in plan.storage_bytes.items():
+            if nbytes > self._max_binding_bytes:
+                raise KilnError(
+                    f"{self.schedule.spec.name}: {key[0]} {key[1]} needs {nbytes} bytes for "
+                    f"{', '.join(f'{k} = {v}' for k, v in plan.symbols.items())}, but this device binds at most "
+                    f"{self._max_binding_bytes} bytes per storage buffer"
+                )
             held = self._buffers.get(key)
             if held is None or held.size < _round4(nbytes):
                 if held is not None:

@@ -419,6 +419,21 @@ def test_programs_the_device_cannot_run_are_compile_errors(webgpu: WebGPUDevice)
         webgpu.load(symbolic)
 
 
+def test_device_binding_limits_are_checked(gpu: wgsl.GPU, webgpu: WebGPUDevice) -> None:
+    base = vadd_spec()
+    limit = gpu.device.limits["max-storage-buffers-per-shader-stage"]
+    too_many = replace(base, launches=(replace(base.launches[0], args=(("buf", 0),) * (limit + 1) + (("sym", "N"),)),))
+    with pytest.raises(CompileError, match=f"@vadd takes {limit + 1} buffers, .* at most {limit} storage buffers"):
+        webgpu.load(too_many)
+    max_bytes = gpu.device.limits["max-storage-buffer-binding-size"]
+    n = max_bytes // 4 + 1
+    one_group = (replace(base.launches[0], global_size=("1", "1", "1")),)  # the grid stays within its limits
+    program = webgpu.load(replace(base, symbols=(("N", 1, n),), launches=one_group))
+    big = np.empty(n, np.float32)  # never touched: the check comes before any upload
+    with pytest.raises(KilnError, match=f"input 0 needs {n * 4} bytes for N = {n}, .* at most {max_bytes} bytes"):
+        program(big, big)
+
+
 def test_webgpu_timings(gpu: wgsl.GPU, webgpu: WebGPUDevice) -> None:
     """Prints (with -s) adapter init, program load, first and steady call times; asserts only the results."""
     start = time.perf_counter()
