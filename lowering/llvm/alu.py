@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import i1
+from xdsl.dialects.builtin import f64, i1
 from xdsl.ir import Attribute, SSAValue
 
-from kiln.dialects.alu import BOOL, FLOAT, dtype_class, element_type
+from kiln.dialects.alu import BOOL, FLOAT, dtype_class, element_type, like
 from kiln.dialects.types import bitwidth, is_unsigned
 from kiln.lowering.llvm.builder import LLVMBuilder
+from kiln.lowering.llvm.casts import narrow_from_f64
 
 Lowering = Callable[[LLVMBuilder, Sequence[SSAValue]], SSAValue]
 """Lowers one ALU op: the builder and the llvm values of the operands -> the llvm value of the result."""
@@ -66,7 +67,14 @@ def _recip(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
 
 
 def _float_fma(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
-    return b.intrinsic("llvm.fma", list(a), a[0].type, fast_math=True)
+    """``llvm.fma``; 16-bit floats go through f64 themselves, because LLVM's own f16/bf16 fma rounds the f64
+    result with a runtime-library call (``__truncdfhf2``) a JIT process may lack."""
+    t = a[0].type
+    if bitwidth(element_type(t)) != 16:
+        return b.intrinsic("llvm.fma", list(a), t, fast_math=True)
+    wide = like(t, f64)
+    fused = b.intrinsic("llvm.fma", [b.cast(llvm.FPExtOp, v, wide) for v in a], wide, fast_math=True)
+    return narrow_from_f64(b, fused, t)
 
 
 FLOAT_OPS: dict[str, Lowering] = {

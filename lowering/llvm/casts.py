@@ -7,12 +7,14 @@ xDSL's llvm dialect has ``sitofp`` but no ``uitofp``/``fptosi``/``fptoui``, so:
 - unsigned (or bool) -> float zero-extends to i64 and uses ``sitofp`` (InstCombine makes it ``uitofp``); a ``ui64``
   at or above 2**63 is halved first, keeping its lowest bit so the rounding is right, and doubled after.
 - x -> bool is ``x != 0`` (``fcmp une`` for floats: NaN is true); bool -> x is 0 or 1.
+- f64 -> f16/bf16 is `narrow_from_f64`: LLVM would call ``__truncdfhf2``/``__truncdfbf2``, runtime-library
+  functions a JIT process may not have.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import Float32Type, i64
+from xdsl.dialects.builtin import Float32Type, Float64Type, i32, i64
 from xdsl.ir import Attribute, SSAValue
 
 from kiln.dialects.alu import BOOL, FLOAT, dtype_class, element_type, like
@@ -55,10 +57,33 @@ def _float_to_float(b: LLVMBuilder, x: SSAValue, s: Attribute, d: Attribute, tar
         return x
     if bitwidth(s) < bitwidth(d):
         return b.cast(llvm.FPExtOp, x, target)
+    if isinstance(s, Float64Type) and bitwidth(d) == 16:
+        return narrow_from_f64(b, x, target)
     if bitwidth(s) > bitwidth(d):
         return b.cast(llvm.FPTruncOp, x, target)
     wide = b.cast(llvm.FPExtOp, x, like(target, Float32Type()))  # f16 <-> bf16 goes through f32 (exact)
     return b.cast(llvm.FPTruncOp, wide, target)
+
+
+def narrow_from_f64(b: LLVMBuilder, x: SSAValue, target: Attribute) -> SSAValue:
+    """Round f64 values to the 16-bit float type ``target`` with only inline instructions: first to f32 "to odd"
+    (toward zero, then the last bit set if anything was lost), then to ``target`` to nearest. An f32 has 13 more
+    bits than f16 (16 more than bf16), enough for a round-to-odd intermediate to give the correctly rounded
+    result. NaN stays NaN."""
+    t = x.type
+    bits_type, half_bits_type = like(t, i64), like(t, i32)
+    nearest = b.cast(llvm.FPTruncOp, x, like(t, Float32Type()))
+    back = b.cast(llvm.FPExtOp, nearest, t)
+    x_bits, back_bits = (b.cast(llvm.BitcastOp, v, bits_type) for v in (x, back))
+    magnitude = b.const(bits_type, 2**63 - 1)
+    away_from_zero = b.icmp(
+        "ugt", b.int_op(llvm.AndOp, back_bits, magnitude), b.int_op(llvm.AndOp, x_bits, magnitude)
+    )
+    inexact = b.icmp("ne", back_bits, x_bits)
+    nearest_bits = b.cast(llvm.BitcastOp, nearest, half_bits_type)
+    toward_zero = b.int_op(llvm.SubOp, nearest_bits, b.cast(llvm.ZExtOp, away_from_zero, half_bits_type))
+    odd = b.int_op(llvm.OrOp, toward_zero, b.cast(llvm.ZExtOp, inexact, half_bits_type))
+    return b.cast(llvm.FPTruncOp, b.cast(llvm.BitcastOp, odd, nearest.type), target)
 
 
 def _int_to_int(b: LLVMBuilder, x: SSAValue, s: Attribute, d: Attribute, target: Attribute) -> SSAValue:
