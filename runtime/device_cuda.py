@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects.types import to_numpy
-from kiln.runtime.device_webgpu import I32_MAX, GPUPlan, GPUSchedule, StorageKey
+from kiln.runtime.device_webgpu import I32_MAX, GPUOutput, GPUPlan, GPUSchedule, StorageKey
 from kiln.runtime.devices import Device
 from kiln.runtime.errors import CompileError, DeviceUnavailable, KilnError
 from kiln.runtime.program import ProgramSpec
@@ -220,7 +220,7 @@ class CUDAProgram:
                         self._functions[launch.call.kernel], *launch.grid, *launch.call.local_size, 0, 0, params.address, 0
                     ),
                 )
-            outputs = [self._output(o.input, o.storage, o.dtype, o.shape, args) for o in plan.outputs]
+            outputs = [self._output(o, args) for o in plan.outputs]
             check("cuCtxSynchronize", driver.cuCtxSynchronize())
             return outputs
 
@@ -234,17 +234,16 @@ class CUDAProgram:
             plan.device_state = (self._memory.generation, packed)
         return plan.device_state[1]
 
-    def _output(
-        self, input: int | None, storage: StorageKey | None, dtype: str, shape: tuple[int, ...], args: list[np.ndarray]
-    ) -> np.ndarray:
+    def _output(self, out: GPUOutput, args: list[np.ndarray]) -> np.ndarray:
         from cuda.bindings import driver
 
-        if input is not None:
-            return args[input].copy()
-        out = np.empty(shape, to_numpy(dtype))
-        if out.nbytes:
-            check("cuMemcpyDtoH", driver.cuMemcpyDtoH(out.ctypes.data, self._memory.pointer(storage), out.nbytes))  # type: ignore[arg-type]
-        return out
+        if out.input is not None:
+            return args[out.input].copy()
+        result = np.empty(out.shape, to_numpy(out.dtype))
+        if result.nbytes:
+            pointer = self._memory.pointer(out.storage)  # type: ignore[arg-type]
+            check("cuMemcpyDtoH", driver.cuMemcpyDtoH(result.ctypes.data, pointer, result.nbytes))
+        return result
 
 
 class CUDADevice(Device):

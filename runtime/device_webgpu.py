@@ -137,7 +137,6 @@ class GPUSchedule:
         self.spec = spec
         self.target = target
         self.storage_dtype = storage_dtype
-        self._symbols = [n for n, _, _ in spec.symbols]
         self._bounds = spec.symbol_bounds
         self._buffers = {b.id: b for b in spec.buffers}
         self._input_dtypes = [to_numpy(t.dtype) for t in spec.inputs]
