@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,6 +70,8 @@ class LocatingParser(Parser):
 
     def __init__(self, ctx: Context, input: str, name: str):
         super().__init__(ctx, input, name)
+        self._name = StringAttr(name)
+        self._line_starts = [0, *(m.end() for m in re.finditer("\n", input))]
         self._first_forward_use: dict[str, Span] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
@@ -92,8 +95,8 @@ class LocatingParser(Parser):
         with self._verify_errors_located_from(start):
             op = super().parse_operation()
         if isinstance(op.location, UnknownLoc):
-            loc = Span(start, start, self.lexer.input).get_location()
-            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+            line = bisect_right(self._line_starts, start)  # not Span.get_location: that rescans the text per op
+            op.location = FileLineColLoc(self._name, IntAttr(line), IntAttr(start - self._line_starts[line - 1] + 1))
         return op
 
     def parse_optional_attribute(self) -> Attribute | None:
