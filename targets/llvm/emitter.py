@@ -72,11 +72,11 @@ def llvm_type(t: Attribute, op: Operation) -> ir.Type:
     raise error_at(op, f"cannot emit LLVM IR for type {t}")
 
 
-def _bit_pattern(value: int, t: ir.IntType) -> int:
-    """``value`` as LLVM prints an integer constant of type ``t``: signed (ui32 4294967295 is i32 -1), but i1 as
-    0/1 (printed false/true)."""
+def _bit_pattern(value: int, t: ir.IntType) -> int | bool:
+    """``value`` as LLVM prints an integer constant of type ``t``: signed (ui32 4294967295 is i32 -1), and i1 as
+    a bool (llvmlite prints it false/true)."""
     if t.width == 1:
-        return value & 1
+        return bool(value & 1)
     return IntegerType(t.width).normalized_value(value, truncate_bits=True)  # type: ignore[return-value]
 
 
@@ -149,9 +149,10 @@ _FCMP_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge":
 
 
 def _flags(op: Operation) -> list[str]:
-    """The fast-math flags of ``op`` as LLVM keywords (``reassoc``, ``contract``)."""
+    """The fast-math flags of ``op`` as LLVM keywords, sorted (as llvmlite prints them on calls): the IR text is
+    the object cache key, so it must not depend on set iteration order."""
     attr = op.properties.get("fastmathFlags")
-    return [f.value for f in attr.data] if isinstance(attr, llvm.FastMathAttr) else []
+    return sorted(f.value for f in attr.data) if isinstance(attr, llvm.FastMathAttr) else []
 
 
 class _FunctionEmitter:
