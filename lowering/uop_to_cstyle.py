@@ -1,0 +1,399 @@
+"""``convert-uop-to-cstyle``: every ``uop.kernel`` becomes a ``cstyle.func`` with kiln's semantics spelled in C.
+
+The function follows the CPU calling convention (docs/internals.md): the ``uop.param`` values in index order
+(a buffer is ``T *restrict``, ``const`` when the kernel never stores to it; ``index`` is ``int64_t``), then
+``int64_t core_start, int64_t core_end``. The kernel's attributes (``symbols``, ``core_extent``,
+``core_work``, ...) move to the function unchanged. Range/end and if/endif brackets become ``cstyle.for`` and
+``cstyle.if`` regions, accumulators become local variables, and vectors are scalarized: a ``vector<4xf32>``
+value is four C scalars, a vector load four loads of consecutive elements.
+
+Every ALU op, cast and constant is rewritten so that C computes exactly kiln's meaning, never C's undefined
+behaviour (docs/dialects/cstyle.md has the table):
+
+- integer ``add sub mul neg fma`` wrap: they compute in the unsigned type of at least 32 bits and convert back
+  (no ``-fwrapv`` needed). ``index`` arithmetic is plain ``int64_t`` (indices never overflow);
+- ``idiv``/``mod`` truncate (C semantics) and give 0 for a zero divisor, through ``kiln_idiv_*``/``kiln_mod_*``
+  helpers, or plain ``/``/``%`` by a positive literal; ``shl``/``shr`` by >= the width give 0 (-1 for a
+  negative signed ``shr``) through ``kiln_shl_*``/``kiln_shr_*``;
+- operators never see integers narrower than ``int``: they are widened and converted back explicitly;
+- float ``max``/``min`` propagate NaN (``kiln_max_f32``, not ``fmaxf``); math uses ``<math.h>`` with the
+  ``f`` suffix for f32;
+- ``f16``/``bf16`` values are stored as ``kiln_f16``/``kiln_bf16``; each op converts its operands to f32,
+  computes, and rounds the result back (round to nearest even), as numpy does;
+- float -> integer casts truncate to ``int64_t`` (NaN -> 0, saturating; ``kiln_f64_to_i64``) and then wrap to
+  the target width, so an out-of-range value gives a defined result instead of undefined behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from kiln.dialects import cstyle, uop
+from kiln.dialects.alu import ALU_OPS, AluOp, element_type, lanes
+from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
+from kiln.tools.diagnostics import error_at
+
+I1, I32, I64, UI32, UI64, F32, F64 = (DTYPES[n] for n in ("i1", "i32", "i64", "ui32", "ui64", "f32", "f64"))
+CORE_PARAMS = ("core_start", "core_end")
+
+_MATH_CALLS = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos", "sqrt": "sqrt",
+               "tanh": "tanh", "erf": "erf", "trunc": "trunc", "floor": "floor", "ceil": "ceil", "abs": "fabs",
+               "pow": "pow", "mod": "fmod", "fma": "fma"}  # fmt: skip
+"""Float ALU kinds that are one ``<math.h>`` function (``f`` suffix added for f32)."""
+_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^",
+              "cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}  # fmt: skip
+"""ALU kinds that are one C operator where the operand type allows it."""
+
+
+def c_type(t: Attribute) -> Attribute:
+    """The cstyle type of a uop scalar type: ``index`` is ``int64_t``, every dtype is itself."""
+    return I64 if isinstance(t, IndexType) else t
+
+
+def _wrapping_type(t: Attribute) -> Attribute:
+    """The unsigned type, at least 32 bits wide, in which C arithmetic on ``t`` wraps instead of overflowing."""
+    return UI64 if bitwidth(t) == 64 else UI32
+
+
+def _operator_type(t: Attribute) -> Attribute:
+    """``t`` if C operators keep it, else the 32-bit type that holds every value of it."""
+    if t in cstyle.UNPROMOTED:
+        return t
+    return UI32 if is_unsigned(t) else I32
+
+
+class ConvertUopToCStyle(ModulePass):
+    """Rewrite each ``uop.kernel`` of the module into a ``cstyle.func`` of flavour "c"."""
+
+    name = "convert-uop-to-cstyle"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in [k for k in op.walk() if isinstance(k, uop.UopKernelOp)]:
+            Rewriter.replace_op(kernel, _KernelConverter(kernel).convert())
+
+
+class _KernelConverter:
+    """Converts one kernel: walks its ops in order, keeping the block being filled and each value's C lanes."""
+
+    def __init__(self, kernel: uop.UopKernelOp):
+        self.kernel = kernel
+        self.lanes: dict[SSAValue, list[SSAValue]] = {}
+        """uop value -> its cstyle values, one per lane (one for a scalar; the variables for an accumulator)."""
+        self.blocks: list[tuple[Operation | None, Block]] = []
+        """Open brackets: the uop.range / uop.if that opened each block being filled (None: the function body)."""
+        self.current: Operation | None = None
+        """The uop op being converted: the location and name the new cstyle ops take over."""
+
+    # -- structure ----------------------------------------------------------------------------
+
+    def convert(self) -> cstyle.FuncOp:
+        params = self._params()
+        stored = {o.ptr for o in self.kernel.body.block.ops if isinstance(o, uop.StoreOp)}
+        types = [self._param_type(p, p.result in stored) for p in params] + [I64, I64]
+        attributes = dict(self.kernel.attributes)
+        func = cstyle.FuncOp(self.kernel.sym_name.data, types, "c", attributes)
+        func.location = self.kernel.location
+        args = func.body.block.args
+        for p, arg in zip(params, args):
+            self.lanes[p.result] = [arg]
+            arg.name_hint = p.result.name_hint or f"p{p.index.value.data}"
+        for name, arg in zip(CORE_PARAMS, args[len(params) :]):
+            arg.name_hint = name
+        self.blocks.append((None, func.body.block))
+        for op in self.kernel.body.block.ops:
+            self.current = op
+            self._convert_op(op)
+        return func
+
+    def _params(self) -> list[uop.ParamOp]:
+        params = sorted((o for o in self.kernel.body.block.ops if isinstance(o, uop.ParamOp)), key=lambda p: p.index.value.data)
+        for expected, p in enumerate(params):
+            if p.index.value.data != expected:
+                raise error_at(
+                    p, f"uop.param indices must be 0..{len(params) - 1} without gaps to form a C signature; "
+                    f"param {expected} is missing"
+                )
+        return params
+
+    def _param_type(self, p: uop.ParamOp, stored: bool) -> Attribute:
+        t = p.result.type
+        if isinstance(t, uop.PtrType):
+            return cstyle.PtrType(t.element_type, const=not stored, restrict=True)
+        return c_type(t)
+
+    @property
+    def block(self) -> Block:
+        return self.blocks[-1][1]
+
+    def _convert_op(self, op: Operation) -> None:
+        match op:
+            case uop.ParamOp():
+                pass  # a block argument of the function already
+            case uop.SpecialOp():
+                self._special(op)
+            case uop.RangeOp():
+                loop = self._add(cstyle.ForOp(self._scalar(op.lo), self._scalar(op.hi)))
+                loop.counter.name_hint = op.result.name_hint
+                self.lanes[op.result] = [loop.counter]
+                self.blocks.append((op, loop.body.block))
+            case uop.IfOp():
+                branch = self._add(cstyle.IfOp(self._scalar(op.cond)))
+                self.blocks.append((op, branch.body.block))
+            case uop.EndOp() | uop.EndIfOp():
+                self.blocks.pop()  # the uop verifier guarantees it closes the innermost bracket
+            case uop.LoadOp():
+                self._load(op)
+            case uop.StoreOp():
+                self._store(op)
+            case uop.DefineAccOp():
+                self._define(op, [self._add(cstyle.DeclOp(v)).result for v in self.lanes[op.init]])
+            case uop.AccGetOp():
+                self._define(op, [self._add(cstyle.ReadOp(var)).result for var in self.lanes[op.acc]])
+            case uop.AccSetOp():
+                for var, value in zip(self.lanes[op.acc], self.lanes[op.value], strict=True):
+                    self._add(cstyle.AssignOp(var, value))
+            case uop.VectorizeOp():
+                self._define(op, [self._scalar(e) for e in op.elements])
+            case uop.ExtractOp():
+                self._define(op, [self.lanes[op.vector][op.lane.value.data]])
+            case uop.ConstOp():
+                self._const(op)
+            case uop.CastOp():
+                src, dst = c_type(element_type(op.input.type)), c_type(element_type(op.result.type))
+                self._define(op, [self._convert(x, src, dst) for x in self.lanes[op.input]])
+            case uop.BitcastOp():
+                dst = element_type(op.result.type)
+                self._define(op, [self._bitcast(x, dst) for x in self.lanes[op.input]])
+            case AluOp():
+                self._alu_op(op)
+            case uop.DefineLocalOp() | uop.BarrierOp() | uop.WmmaOp():
+                raise error_at(op, f"{op.name} needs a GPU workgroup; the C target runs a kernel on CPU threads")
+            case _:
+                raise error_at(op, f"convert-uop-to-cstyle cannot convert {op.name}")
+
+    def _special(self, op: uop.SpecialOp) -> None:
+        name = op.special.data
+        if name not in CORE_PARAMS:
+            raise error_at(op, f"uop.special {name} is a GPU launch id; on the C target a kernel only has {' and '.join(CORE_PARAMS)}")
+        args = self.blocks[0][1].args
+        self.lanes[op.result] = [args[len(args) - len(CORE_PARAMS) + CORE_PARAMS.index(name)]]
+
+    def _load(self, op: uop.LoadOp) -> None:
+        ptr, index = self._scalar(op.ptr), self._scalar(op.index)
+        gate = self._scalar(op.gate) if op.gate is not None else None
+        self._define(op, [self._add(cstyle.LoadOp(ptr, idx, gate)).result for idx in self._lane_indices(index, op.result.type)])
+
+    def _store(self, op: uop.StoreOp) -> None:
+        ptr, index = self._scalar(op.ptr), self._scalar(op.index)
+        if op.gate is not None:
+            self.blocks.append((op, self._add(cstyle.IfOp(self._scalar(op.gate))).body.block))
+        for idx, value in zip(self._lane_indices(index, op.value.type), self.lanes[op.value], strict=True):
+            self._add(cstyle.StoreOp(ptr, idx, value))
+        if op.gate is not None:
+            self.blocks.pop()
+
+    def _lane_indices(self, index: SSAValue, value_type: Attribute) -> list[SSAValue]:
+        """The element index of each lane: a vector access touches consecutive elements."""
+        base = index.owner
+        if isinstance(base, cstyle.LiteralOp) and isinstance(base.value, IntegerAttr):
+            start = base.value.value.data
+            return [index] + [self._literal(start + k, I64) for k in range(1, lanes(value_type))]
+        return [index] + [self._binary("+", index, self._literal(k, I64)) for k in range(1, lanes(value_type))]
+
+    def _const(self, op: uop.ConstOp) -> None:
+        value = op.value
+        t = c_type(element_type(op.result.type))
+        numbers = value.get_values() if isinstance(value, DenseIntOrFPElementsAttr) else [value.value.data]  # type: ignore[union-attr]
+        if len(numbers) == 1:
+            numbers = numbers * lanes(op.result.type)
+        self._define(op, [self._constant(n, t) for n in numbers])
+
+    # -- bookkeeping ----------------------------------------------------------------------------
+
+    def _add(self, new: Operation) -> Operation:
+        """Append ``new`` to the block being filled, located where the uop op being converted is."""
+        if self.current is not None:
+            new.location = self.current.location
+        self.block.add_op(new)
+        return new
+
+    def _define(self, op: Operation, values: Sequence[SSAValue]) -> None:
+        """Record the lanes of ``op``'s result, passing its name on to the values."""
+        hint = op.results[0].name_hint
+        for v in values:
+            if hint and v.name_hint is None:
+                v.name_hint = hint
+        self.lanes[op.results[0]] = list(values)
+
+    def _scalar(self, value: SSAValue) -> SSAValue:
+        (v,) = self.lanes[value]
+        return v
+
+    def _literal(self, number: int | float | bool, t: Attribute) -> SSAValue:
+        return self._add(cstyle.LiteralOp.of(number, t)).result
+
+    def _binary(self, operator: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(cstyle.BinaryOp(operator, a, b)).result
+
+    def _unary(self, operator: str, a: SSAValue) -> SSAValue:
+        return self._add(cstyle.UnaryOp(operator, a)).result
+
+    def _select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(cstyle.SelectOp(c, a, b)).result
+
+    def _call(self, name: str, *args: SSAValue) -> SSAValue:
+        return self._add(cstyle.CallOp(name, args)).result
+
+    def _cast(self, x: SSAValue, t: Attribute) -> SSAValue:
+        """A C conversion, left out when ``x`` already has type ``t``."""
+        return x if x.type == t else self._add(cstyle.CastOp(x, t)).result
+
+    # -- constants and conversions --------------------------------------------------------------
+
+    def _constant(self, number: int | float, t: Attribute) -> SSAValue:
+        if t in cstyle.STORAGE_ONLY:
+            return self._call(f"kiln_f64_to_{dtype_name(t)}", self._literal(number, F64))
+        return self._literal(number, t)
+
+    def _to_f32(self, x: SSAValue) -> SSAValue:
+        return self._call(f"kiln_{dtype_name(x.type)}_to_f32", x) if x.type in cstyle.STORAGE_ONLY else x
+
+    def _convert(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
+        """``uop.cast`` of one lane (numpy ``astype``; float -> int as the module docstring says)."""
+        if src == dst:
+            return x
+        if src in cstyle.STORAGE_ONLY:
+            x, src = self._to_f32(x), F32
+        if is_bool(dst):
+            return self._binary("!=", x, self._literal(0, src))
+        if is_float(src) and not is_float(dst):
+            wide = self._call("kiln_f64_to_ui64" if dst == UI64 else "kiln_f64_to_i64", self._cast(x, F64))
+            return self._cast(wide, dst)
+        if dst in cstyle.STORAGE_ONLY:
+            name = dtype_name(dst)
+            return self._call(f"kiln_f32_to_{name}", x) if src == F32 else self._call(f"kiln_f64_to_{name}", self._cast(x, F64))
+        return self._cast(x, dst)
+
+    def _bitcast(self, x: SSAValue, dst: Attribute) -> SSAValue:
+        return self._add(cstyle.BitcastOp(x, dst)).result
+
+    # -- ALU ------------------------------------------------------------------------------------
+
+    def _alu_op(self, op: AluOp) -> None:
+        kind, t = op.alu_kind, element_type(op.value_operands[0].type)
+        per_operand = [self.lanes[v] for v in op.operands]
+        self._define(op, [self._alu(op, kind, t, list(xs)) for xs in zip(*per_operand, strict=True)])
+
+    def _alu(self, op: AluOp, kind: str, t: Attribute, xs: list[SSAValue]) -> SSAValue:
+        """One lane of an ALU op on operand type ``t`` (a uop type: ``index`` is told apart from i64)."""
+        if kind == "where":
+            return self._select(*xs)
+        if t in cstyle.STORAGE_ONLY:  # compute in f32, round the result back
+            r = self._alu(op, kind, F32, [self._to_f32(x) for x in xs])
+            return r if ALU_OPS[kind].returns_bool else self._call(f"kiln_f32_to_{dtype_name(t)}", r)
+        if is_float(t):
+            return self._float_alu(op, kind, t, xs)
+        if is_bool(t):
+            return self._bool_alu(op, kind, xs)
+        return self._int_alu(op, kind, t, xs)
+
+    def _float_alu(self, op: AluOp, kind: str, t: Attribute, xs: list[SSAValue]) -> SSAValue:
+        suffix = "f" if t == F32 else ""
+        if kind in _MATH_CALLS:
+            return self._call(_MATH_CALLS[kind] + suffix, *xs)
+        if kind in _OPERATORS:
+            return self._binary(_OPERATORS[kind], *xs)
+        x = xs[0]
+        match kind:
+            case "neg":
+                return self._unary("-", x)
+            case "recip":
+                return self._binary("/", self._literal(1.0, t), x)
+            case "rsqrt":
+                return self._binary("/", self._literal(1.0, t), self._call("sqrt" + suffix, x))
+            case "idiv":
+                return self._call("trunc" + suffix, self._binary("/", *xs))
+            case "max" | "min":
+                return self._call(f"kiln_{kind}_{dtype_name(t)}", *xs)
+            case "sign":  # nan stays nan, -0.0 gives 0
+                zero = self._literal(0.0, t)
+                nonzero = self._select(self._binary("==", x, zero), zero, x)
+                negative = self._select(self._binary("<", x, zero), self._literal(-1.0, t), nonzero)
+                return self._select(self._binary(">", x, zero), self._literal(1.0, t), negative)
+        raise error_at(op, f"{op.name} on {t} has no C lowering")
+
+    def _bool_alu(self, op: AluOp, kind: str, xs: list[SSAValue]) -> SSAValue:
+        bool_ops = {**_OPERATORS, "max": "|", "min": "&"}
+        if kind in bool_ops and kind not in ("add", "sub", "mul", "div"):
+            return self._binary(bool_ops[kind], *xs)
+        if kind == "not":
+            return self._unary("!", xs[0])
+        raise error_at(op, f"{op.name} on i1 has no C lowering")
+
+    def _int_alu(self, op: AluOp, kind: str, uop_type: Attribute, xs: list[SSAValue]) -> SSAValue:
+        t = c_type(uop_type)
+        index = isinstance(uop_type, IndexType)
+        name = dtype_name(t)
+        if kind in ("cmplt", "cmple", "cmpeq", "cmpne"):
+            return self._binary(_OPERATORS[kind], *xs)
+        if kind in ("add", "sub", "mul", "neg", "fma"):
+            return self._index_arith(kind, xs) if index else self._wrapping(kind, t, xs)
+        if kind in ("and", "or", "xor", "not"):
+            w = _operator_type(t)
+            wide = [self._cast(x, w) for x in xs]
+            r = self._unary("~", wide[0]) if kind == "not" else self._binary(_OPERATORS[kind], *wide)
+            return self._cast(r, t)
+        if kind in ("idiv", "mod"):
+            divisor = xs[1].owner
+            if (
+                t in cstyle.UNPROMOTED
+                and isinstance(divisor, cstyle.LiteralOp)
+                and isinstance(divisor.value, IntegerAttr)
+                and divisor.value.value.data > 0
+            ):
+                return self._binary("/" if kind == "idiv" else "%", *xs)
+            return self._call(f"kiln_{kind}_{name}", *xs)
+        if kind in ("shl", "shr"):
+            return self._call(f"kiln_{kind}_{name}", *xs)
+        if kind in ("max", "min"):
+            a, b = xs
+            return self._select(self._binary(">" if kind == "max" else "<", a, b), a, b)
+        x = xs[0]
+        zero = self._literal(0, t)
+        if kind == "abs":
+            return x if is_unsigned(t) else self._select(self._binary("<", x, zero), self._int_alu(op, "neg", uop_type, [x]), x)
+        if kind == "sign":
+            if is_unsigned(t):
+                return self._cast(self._binary("!=", x, zero), t)
+            negative = self._select(self._binary("<", x, zero), self._literal(-1, t), zero)
+            return self._select(self._binary(">", x, zero), self._literal(1, t), negative)
+        raise error_at(op, f"{op.name} on {dtype_name(uop_type)} has no C lowering")
+
+    def _index_arith(self, kind: str, xs: list[SSAValue]) -> SSAValue:
+        """Index arithmetic: plain int64_t (an index never overflows), so loops and addresses read naturally."""
+        if kind == "neg":
+            return self._unary("-", xs[0])
+        if kind == "fma":
+            return self._binary("+", self._binary("*", xs[0], xs[1]), xs[2])
+        return self._binary(_OPERATORS[kind], *xs)
+
+    def _wrapping(self, kind: str, t: Attribute, xs: list[SSAValue]) -> SSAValue:
+        """Integer add/sub/mul/neg/fma modulo 2^width: computed in an unsigned type, converted back."""
+        u = _wrapping_type(t)
+        ws = [self._cast(x, u) for x in xs]
+        if kind == "neg":
+            r = self._unary("-", ws[0])
+        elif kind == "fma":
+            r = self._binary("+", self._binary("*", ws[0], ws[1]), ws[2])
+        else:
+            r = self._binary(_OPERATORS[kind], *ws)
+        return self._cast(r, t)
+
+
+__all__ = ["ConvertUopToCStyle", "c_type"]
