@@ -97,7 +97,7 @@ class _Range:
     """An open ``uop.range``: where its latch branches back to and where ``uop.end`` continues."""
 
     header: Block
-    exit: Block
+    after: Block
     counter: SSAValue
 
 
@@ -122,7 +122,7 @@ class _KernelBody:
             else:
                 why = _WHY_NOT.get(type(op), "convert-uop-to-llvm does not know this op")
                 raise error_at(op, f"{op.name} cannot be lowered to LLVM for the CPU: {why}")
-        self.b.add_terminator(llvm.ReturnOp())
+        self.b.append(llvm.ReturnOp())
 
     def get(self, value: SSAValue) -> SSAValue:
         return self.values[value]
@@ -160,33 +160,33 @@ class _KernelBody:
     def range(self, op: uop.RangeOp) -> None:
         name = op.result.name_hint or "range"
         header = self.new_block(f"{name}_loop", (i64,))
-        body, exit = self.new_block(f"{name}_body"), self.new_block(f"{name}_end")
+        body, after = self.new_block(f"{name}_body"), self.new_block(f"{name}_end")
         counter = header.args[0]
         counter.name_hint = op.result.name_hint
-        self.b.add_terminator(llvm.BrOp(header, self.get(op.lo)))
+        self.b.append(llvm.BrOp(header, self.get(op.lo)))
         self.open_block(header)
         more = self.b.icmp("slt", counter, self.get(op.hi))
-        self.b.add_terminator(llvm.CondBrOp(more, body, [], exit, []))
+        self.b.append(llvm.CondBrOp(more, body, [], after, []))
         self.open_block(body)
         self.values[op.result] = counter
-        self.scopes.append(_Range(header, exit, counter))
+        self.scopes.append(_Range(header, after, counter))
 
     def end(self, op: uop.EndOp) -> None:
         loop = self.scopes.pop()
         assert isinstance(loop, _Range)  # the uop verifier checked the nesting
-        self.b.add_terminator(llvm.BrOp(loop.header, self.b.int_op(llvm.AddOp, loop.counter, self.b.const(i64, 1))))
-        self.open_block(loop.exit)
+        self.b.append(llvm.BrOp(loop.header, self.b.int_op(llvm.AddOp, loop.counter, self.b.const(i64, 1))))
+        self.open_block(loop.after)
 
     def if_(self, op: uop.IfOp) -> None:
         then, join = self.new_block("then"), self.new_block("endif")
-        self.b.add_terminator(llvm.CondBrOp(self.get(op.cond), then, [], join, []))
+        self.b.append(llvm.CondBrOp(self.get(op.cond), then, [], join, []))
         self.open_block(then)
         self.scopes.append(join)
 
     def endif(self, op: uop.EndIfOp) -> None:
         join = self.scopes.pop()
         assert isinstance(join, Block)
-        self.b.add_terminator(llvm.BrOp(join))
+        self.b.append(llvm.BrOp(join))
         self.open_block(join)
 
     # ---- memory
@@ -201,9 +201,9 @@ class _KernelBody:
             self.define(op, self.read(op.ptr, op.index, t))
             return
         then, merge = self.new_block("load"), self.new_block("loaded", (llvm_type(t),))
-        self.b.add_terminator(llvm.CondBrOp(self.get(op.gate), then, [], merge, [self.b.const(llvm_type(t), 0)]))
+        self.b.append(llvm.CondBrOp(self.get(op.gate), then, [], merge, [self.b.const(llvm_type(t), 0)]))
         self.open_block(then)
-        self.b.add_terminator(llvm.BrOp(merge, self.read(op.ptr, op.index, t)))
+        self.b.append(llvm.BrOp(merge, self.read(op.ptr, op.index, t)))
         self.open_block(merge)
         self.define(op, merge.args[0])
 
@@ -217,7 +217,7 @@ class _KernelBody:
         continue_at = None
         if op.gate is not None:
             then, continue_at = self.new_block("store"), self.new_block("stored")
-            self.b.add_terminator(llvm.CondBrOp(self.get(op.gate), then, [], continue_at, []))
+            self.b.append(llvm.CondBrOp(self.get(op.gate), then, [], continue_at, []))
             self.open_block(then)
         t = op.value.type
         value = self.get(op.value)
@@ -225,7 +225,7 @@ class _KernelBody:
             value = self.b.cast(llvm.ZExtOp, value, memory_type(t))
         self.b.store(value, self.address(op.ptr, op.index), itemsize(element_type(t)))
         if continue_at is not None:
-            self.b.add_terminator(llvm.BrOp(continue_at))
+            self.b.append(llvm.BrOp(continue_at))
             self.open_block(continue_at)
 
     # ---- accumulators
@@ -295,5 +295,5 @@ _LOWERINGS: dict[type[Operation], Callable[[_KernelBody, Operation], None]] = {
 _WHY_NOT: dict[type[Operation], str] = {
     uop.DefineLocalOp: "the CPU has no workgroup-local memory",
     uop.BarrierOp: "the CPU has no workgroups to synchronize",
-    uop.WmmaOp: "the CPU has no tensor-core instructions (uop-decompose{target=cpu-llvm} expands them)",
+    uop.WmmaOp: "the CPU has no tensor-core instructions",
 }

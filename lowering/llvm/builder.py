@@ -67,11 +67,13 @@ class LLVMBuilder:
         self._last_alloca: Operation | None = None
 
     def add(self, op: Operation) -> SSAValue:
-        """Append ``op``; its (single) result."""
-        self.block.add_op(self._located(op))
-        return op.results[0] if op.results else None  # type: ignore[return-value]
+        """Append ``op``, which has one result; that result."""
+        self.append(op)
+        (result,) = op.results
+        return result
 
-    def add_terminator(self, op: Operation) -> None:
+    def append(self, op: Operation) -> None:
+        """Append ``op`` (a store, a branch: an op without results)."""
         self.block.add_op(self._located(op))
 
     def _located(self, op: Operation) -> Operation:
@@ -120,7 +122,7 @@ class LLVMBuilder:
         return self.add(llvm.LoadOp(ptr, t, alignment=alignment))
 
     def store(self, value: SSAValue, ptr: SSAValue, alignment: int) -> None:
-        self.add(llvm.StoreOp(value, ptr, alignment=alignment))
+        self.append(llvm.StoreOp(value, ptr, alignment=alignment))
 
     # ---- arithmetic
 
