@@ -1,0 +1,59 @@
+"""``convert-kernel-to-uop{target=...}``: the linearizer. Every ``kernel.kernel`` becomes a ``uop.kernel`` of the
+same name (the schedule ``func.func`` and its ``kernel.launch`` ops are left as they are).
+
+The steps live in ``kiln.lowering.linearize``: ``instantiate`` places each kernel value in a tree of scopes
+(loops, accumulators for reduces, copies for upcast/unroll ranges), ``launch`` maps the outer ranges to the
+target (CPU thread slice and loops, or GPU ids with guards), ``vectorize`` merges consecutive lanes into vector
+loads/stores, and ``emit`` writes the ops in dependency order. See docs/internals.md for the contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from kiln.dialects.kernel import KernelOp
+from kiln.dialects.types import DIMS_KEY
+from kiln.dialects.uop import UopKernelOp
+from kiln.lowering.linearize.emit import emit
+from kiln.lowering.linearize.instantiate import Instantiator
+from kiln.lowering.linearize.vectorize import Vectorizer
+from kiln.runtime.errors import KilnError
+from kiln.targets.description import TargetDescription, get_target
+
+COPIED_ATTRIBUTES = ("symbols", DIMS_KEY, "opts")
+"""``kernel.kernel`` attributes the ``uop.kernel`` keeps."""
+
+
+def linearize(kernel: KernelOp, target: TargetDescription) -> UopKernelOp:
+    """The ``uop.kernel`` for ``kernel`` on ``target``."""
+    inst = Instantiator(kernel, target)
+    program = inst.run()
+    Vectorizer(program, inst.ranges, target).run(inst.accesses)
+    attributes = {k: v for k, v in kernel.attributes.items() if k in COPIED_ATTRIBUTES}
+    result = UopKernelOp(kernel.sym_name.data, attributes=attributes | inst.launch.attributes())
+    emit(program, result.body.block)
+    return result
+
+
+@dataclass(frozen=True)
+class ConvertKernelToUop(ModulePass):
+    """Linearize every kernel.kernel into a uop.kernel for the target (cpu-llvm, cpu-c, cuda, webgpu)."""
+
+    name = "convert-kernel-to-uop"
+
+    target: str = "cpu-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            target = get_target(self.target)
+        except KilnError as e:
+            raise PassFailedException(f"convert-kernel-to-uop: {e}") from None
+        for kernel in [k for k in op.ops if isinstance(k, KernelOp)]:
+            op.body.block.insert_op_before(linearize(kernel, target), kernel)
+            kernel.detach()
+            kernel.erase()

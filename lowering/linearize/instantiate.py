@@ -1,0 +1,258 @@
+"""From a ``kernel.kernel`` to nodes in scopes.
+
+A kernel value lives at the ranges in its backward slice (``kernel.reduce`` removes the ranges it combines
+over). Each value is instantiated once per *binding* of those ranges: an outer range is bound by the launch
+(``launch.py``), a reduce range by the loop its reduce opens, and an ``upcast``/``unroll`` range to each of
+its constant values in turn (the expansion: N copies of everything that depends on it, so the output has no
+such ranges). The memo on (value, bindings of its ranges) makes shared values one node and keeps index math
+that depends only on outer ranges out of inner loops.
+
+A reduce over loop ranges becomes an accumulator: ``define_acc <identity>`` in the scope its result lives in,
+a loop nest, inside it ``acc_get``/combine/``acc_set`` (combining every unrolled copy), and after it an
+``acc_get`` that is the reduced value. Independent reduces over the same ranges in the same scope share one
+loop nest (an upcast matmul gets one k loop with N accumulators).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import reduce as fold
+
+from xdsl.dialects.builtin import ArrayAttr, IndexType, StringAttr
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+
+from kiln.dialects import kernel as K
+from kiln.dialects.alu import AluOp
+from kiln.dialects.types import BufferType, bitwidth, declared_dims, is_bool, is_float, is_unsigned
+from kiln.dialects.uop import AccType, PtrType
+from kiln.lowering.linearize.launch import Launch, RangeInfo, describe_range, make_launch, unsupported_kind
+from kiln.lowering.linearize.nodes import Node, Program, Scope, innermost
+from kiln.targets.description import TargetDescription
+from kiln.tools.diagnostics import error_at
+
+EXPANDED = frozenset({K.AxisKind.UPCAST, K.AxisKind.UNROLL})
+"""Range kinds the linearizer replaces by copies of the ops that depend on them."""
+
+Bound = tuple[Node, Scope] | int
+"""How a range is bound while instantiating: (index node, its scope), or a constant for an expanded range."""
+
+
+@dataclass(eq=False)
+class Access:
+    """A load or store node and where it came from, so consecutive copies can become one vector access."""
+
+    node: Node
+    op: Operation
+    bindings: tuple[tuple[SSAValue, object], ...]
+    """(range, bound) for every range of the access, in range order; ints for expanded ranges."""
+
+
+@dataclass(eq=False)
+class Nest:
+    """The loops of one or more reduces over the same ranges in the same scope."""
+
+    scopes: list[Scope]
+    owners: list[K.ReduceOp] = field(default_factory=list)
+
+
+class Instantiator:
+    def __init__(self, kernel: K.KernelOp, target: TargetDescription):
+        self.kernel, self.target = kernel, target
+        self.program = Program()
+        self.params = self._params()
+        self.ranges: dict[SSAValue, RangeInfo] = {}
+        self.deps: dict[SSAValue, tuple[SSAValue, ...]] = {}
+        self._analyze()
+        looped = {r for op in self._ops(K.ReduceOp) for r in op.ranges}
+        outer = [info for info in self.ranges.values() if info.kind not in EXPANDED and info.value not in looped]
+        self.launch: Launch = make_launch(self.program, outer, target, kernel)
+        self.accesses: list[Access] = []
+        self._memo: dict[tuple, Node] = {}
+        self._nests: dict[tuple, list[Nest]] = {}
+        self._slices: dict[K.ReduceOp, set[K.ReduceOp]] = {}
+
+    # -- analysis ---------------------------------------------------------------------------
+
+    def _ops(self, cls: type) -> Iterator:
+        return (op for op in self.kernel.body.block.ops if isinstance(op, cls))
+
+    def _params(self) -> list[Node]:
+        """One param node per kernel argument: buffers as pointers, index arguments as index."""
+        out = []
+        for i, arg in enumerate(self.kernel.args):
+            t = PtrType(arg.type.element_type) if isinstance(arg.type, BufferType) else IndexType()
+            out.append(self.program.node("param", (), t, i, name=arg.name_hint))
+        return out
+
+    def _symbol_of(self, arg: BlockArgument) -> str:
+        symbols = self.kernel.attributes.get("symbols")
+        index_args = [a for a in self.kernel.args if isinstance(a.type, IndexType)]
+        if not isinstance(symbols, ArrayAttr) or len(symbols.data) != len(index_args):
+            raise error_at(self.kernel, "kernel.kernel needs a 'symbols' attribute naming its index arguments")
+        name = symbols.data[index_args.index(arg)]
+        assert isinstance(name, StringAttr)
+        return name.data
+
+    def _analyze(self) -> None:
+        """Range infos, and for every value the ranges it depends on (in range order)."""
+        position = itertools.count()
+        bounds = declared_dims(self.kernel)
+        for op in self.kernel.body.block.ops:
+            if isinstance(op, K.RangeOp):
+                owner = op.size.owner
+                if isinstance(owner, K.ConstOp):
+                    n = owner.value.value.data  # type: ignore[union-attr]
+                    size, text, size_max = self.program.index(n), str(n), n
+                elif isinstance(op.size, BlockArgument):
+                    text = self._symbol_of(op.size)
+                    size, size_max = self.params[op.size.index], bounds[text][1]
+                else:
+                    raise error_at(op, "a range size must be a kernel.const or an index argument of the kernel")
+                info = RangeInfo(op.result, op.kind.data, next(position), size, text, size_max, op.result.name_hint)
+                if info.kind in EXPANDED and info.const_size is None:
+                    raise error_at(op, f"{info.kind.value} range {describe_range(info)} must have a constant size")
+                self.ranges[op.result] = info
+                self.deps[op.result] = (op.result,)
+            elif op.results:
+                found = self._operand_deps(op)
+                if isinstance(op, K.ReduceOp):
+                    found -= set(op.ranges)
+                for r in op.results:
+                    self.deps[r] = tuple(sorted(found, key=lambda v: self.ranges[v].position))
+
+    def _operand_deps(self, op: Operation) -> set[SSAValue]:
+        return {r for v in op.operands for r in self.deps.get(v, ())}
+
+    def _reduces_in_slice(self, op: K.ReduceOp) -> set[K.ReduceOp]:
+        """The reduces ``op``'s value depends on, directly or not."""
+        if op not in self._slices:
+            found: set[K.ReduceOp] = set()
+            stack, seen = [op.value], set()
+            while stack:
+                v = stack.pop()
+                if v in seen or not isinstance(v.owner, Operation):
+                    continue
+                seen.add(v)
+                if isinstance(v.owner, K.ReduceOp):
+                    found.add(v.owner)
+                stack.extend(v.owner.operands)
+            self._slices[op] = found
+        return self._slices[op]
+
+    # -- instantiation ----------------------------------------------------------------------
+
+    def run(self) -> Program:
+        for op in self._ops(K.StoreOp):
+            ranges = sorted(self._operand_deps(op), key=lambda v: self.ranges[v].position)
+            expanded = [r for r in ranges if self.ranges[r].kind in EXPANDED]
+            outer = {info.value for info in self.launch.outer}
+            for r in ranges:
+                if r not in outer and r not in expanded:
+                    raise error_at(op, f"store depends on range {describe_range(self.ranges[r])}, which a reduce loops over")
+            path = tuple(info for info in self.launch.outer if info.value in ranges)
+            bindings, _ = self.launch.bindings(path)
+            for assignment in self._assignments(expanded):
+                self._store(op, {**bindings, **assignment})
+        return self.program
+
+    def _assignments(self, expanded: list[SSAValue]) -> list[dict[SSAValue, Bound]]:
+        sizes = [range(self.ranges[r].const_size) for r in expanded]  # type: ignore[arg-type]
+        return [dict(zip(expanded, values)) for values in itertools.product(*sizes)]
+
+    def _key(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> tuple:
+        return tuple((r, env[r] if isinstance(env[r], int) else env[r][0]) for r in ranges)  # type: ignore[index]
+
+    def value(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Node:
+        if isinstance(v, BlockArgument):
+            return self.params[v.index]
+        key = (v, self._key(self.deps[v], env))
+        if key not in self._memo:
+            self._memo[key] = self._make(v, env)
+        return self._memo[key]
+
+    def _scope(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> Scope:
+        """Where a value depending on ``ranges`` lives: the innermost scope binding one of them."""
+        return innermost([env[r][1] for r in ranges if not isinstance(env[r], int)], self.program.root)  # type: ignore[index]
+
+    def _make(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Node:
+        op, p = v.owner, self.program
+        assert isinstance(op, Operation)
+        name, scope = v.name_hint, self._scope(self.deps[v], env)
+        if isinstance(op, K.RangeOp):
+            bound = env[v]
+            return p.index(bound) if isinstance(bound, int) else bound[0]
+        if isinstance(op, K.ConstOp):
+            return p.node("const", (), v.type, op.value)
+        if isinstance(op, K.ReduceOp):
+            return self._reduce(op, env, scope)
+        operands = [self.value(x, env) for x in op.operands]
+        if isinstance(op, AluOp):
+            return p.alu(op.alu_kind, *operands, name=name, scope=scope)
+        if isinstance(op, K.CastOp | K.BitcastOp):
+            kind = "cast" if isinstance(op, K.CastOp) else "bitcast"
+            return p.node(kind, operands, v.type, scope=scope, name=name)
+        if isinstance(op, K.LoadOp):
+            n = p.node("load", operands, v.type, scope=scope, name=name)
+            self.accesses.append(Access(n, op, self._key(self.deps[v], env)))
+            return n
+        raise error_at(op, f"the linearizer does not handle {op.name}")
+
+    def _store(self, op: K.StoreOp, env: dict[SSAValue, Bound]) -> None:
+        ranges = tuple(sorted(self._operand_deps(op), key=lambda r: self.ranges[r].position))
+        operands = [self.value(x, env) for x in op.operands]
+        n = self.program.node("store", operands, None, scope=self._scope(ranges, env))
+        self.accesses.append(Access(n, op, self._key(ranges, env)))
+
+    def _reduce(self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope) -> Node:
+        p, kind, t = self.program, op.kind.data.value, op.result.type
+        loops = [self.ranges[r] for r in op.ranges if self.ranges[r].kind not in EXPANDED]
+        unrolled = [r for r in op.ranges if self.ranges[r].kind in EXPANDED]
+        for info in loops:
+            if info.kind == K.AxisKind.GROUP_REDUCE:
+                raise unsupported_kind(op, info.kind, self.target)
+        loops.sort(key=lambda info: info.position)
+
+        def combine(inner_env: dict[SSAValue, Bound], start: list[Node]) -> Node:
+            values = [self.value(op.value, {**inner_env, **a}) for a in self._assignments(unrolled)]
+            return fold(lambda a, b: p.alu(kind, a, b), start + values)
+
+        if not loops:  # only unrolled ranges: the copies combine directly
+            return combine(env, [])
+        acc = p.node("define_acc", (self._identity(kind, t),), AccType(t), scope=parent)
+        nest = self._nest(op, loops, parent)
+        inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
+        body = nest.scopes[-1]
+        total = combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]
+        p.node("acc_set", (acc, total), None, scope=body)
+        return p.node("acc_get", (acc,), t, scope=parent, after=(nest.scopes[0],), name=op.result.name_hint)
+
+    def _nest(self, op: K.ReduceOp, loops: list[RangeInfo], parent: Scope) -> Nest:
+        """A loop nest for ``op`` in ``parent``: an existing one over the same ranges when neither this reduce
+        nor any owner of that nest depends on the other, else a new one."""
+        key = (parent, tuple(info.value for info in loops))
+        for nest in reversed(self._nests.get(key, [])):
+            if all(o not in self._reduces_in_slice(op) and op not in self._reduces_in_slice(o) for o in nest.owners):
+                nest.owners.append(op)
+                return nest
+        scopes, scope = [], parent
+        for info in loops:
+            scope = self.program.loop(scope, self.program.index(0), info.size, info.size_max, info.name)
+            scopes.append(scope)
+        nest = Nest(scopes, [op])
+        self._nests.setdefault(key, []).append(nest)
+        return nest
+
+    def _identity(self, kind: str, t: Attribute) -> Node:
+        """The value ``kind`` combines from: add 0, mul 1, max the lowest value, min the highest."""
+        if kind in ("add", "mul"):
+            return self.program.const(int(kind == "mul"), t)
+        if is_float(t):
+            return self.program.const(float("-inf") if kind == "max" else float("inf"), t)
+        width = bitwidth(t)
+        if is_bool(t) or is_unsigned(t):
+            lo, hi = 0, (1 if is_bool(t) else 2**width - 1)
+        else:
+            lo, hi = -(2 ** (width - 1)), 2 ** (width - 1) - 1
+        return self.program.const(lo if kind == "max" else hi, t)

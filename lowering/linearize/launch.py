@@ -1,0 +1,297 @@
+"""How a kernel's outer ranges (those no reduce loops over) run on a target: loops, a CPU thread's slice, or
+GPU workgroup and thread ids; and the launch attributes of the ``uop.kernel`` that say so.
+
+A value that depends on outer ranges r1..rk (in nesting order) lives inside the scopes ``Launch.bindings``
+returns for that path: a CPU loop per range (the core range over ``core_start``..``core_end``), or on a GPU an
+index computed from ``group_id``/``local_id`` under a ``uop.if`` guard when the grid overshoots the range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from kiln.dialects.kernel import AxisKind
+from kiln.lowering.linearize.nodes import Node, Program, Scope, ceildiv, const_value, iadd, idiv, imod, imul
+from kiln.targets.description import TargetDescription
+from kiln.tools.diagnostics import error_at
+
+AXES = ("x", "y", "z")
+DEFAULT_LOCAL_SIZE = 64
+"""Threads per workgroup along x when the optimizer chose no local range."""
+
+
+@dataclass(eq=False)
+class RangeInfo:
+    """A ``kernel.range``: its kind, position among the kernel's ranges, and size (a const or param node)."""
+
+    value: SSAValue
+    kind: AxisKind
+    position: int
+    size: Node
+    size_text: str
+    """The size as a ``runtime.symexpr`` expression: "128" or a symbol name."""
+    size_max: int
+    name: str | None
+
+    @property
+    def const_size(self) -> int | None:
+        return const_value(self.size)
+
+
+def unsupported_kind(op: Operation, kind: AxisKind, target: TargetDescription) -> Exception:
+    return error_at(op, f"range kind {kind.value} not supported on target {target.name}")
+
+
+def describe_range(r: RangeInfo) -> str:
+    return f"%{r.name}" if r.name else f"number {r.position}"
+
+
+Binding = tuple[Node, Scope]
+"""What an outer range is inside a path: its index value and the scope where values using it live."""
+
+
+class Launch:
+    """Binds paths of outer ranges to scopes, creating each distinct prefix once."""
+
+    def __init__(self, program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation):
+        self.program, self.outer, self.target, self.kernel = program, outer, target, kernel
+        self._prefixes: dict[tuple[RangeInfo, ...], tuple[dict[SSAValue, Binding], Scope, frozenset]] = {
+            (): ({}, program.root, frozenset())
+        }
+
+    def check_kinds(self, unsupported: tuple[AxisKind, ...]) -> None:
+        for r in self.outer:
+            if r.kind in unsupported:
+                raise unsupported_kind(self.kernel, r.kind, self.target)
+
+    def bindings(self, path: tuple[RangeInfo, ...]) -> tuple[dict[SSAValue, Binding], Scope]:
+        """Bindings for outer ranges ``path`` (in nesting order) and the innermost scope they open."""
+        if path not in self._prefixes:
+            self.bindings(path[:-1])
+            outer, scope, done = self._prefixes[path[:-1]]
+            node, inner, done = self._bind(path[-1], scope, done)
+            self._prefixes[path] = ({**outer, path[-1].value: (node, inner)}, inner, done)
+        found, scope, _ = self._prefixes[path]
+        return found, scope
+
+    def _bind(self, r: RangeInfo, parent: Scope, done: frozenset) -> tuple[Node, Scope, frozenset]:
+        """Bind ``r`` inside ``parent``; ``done`` is launch state of the path so far (e.g. guards placed)."""
+        raise NotImplementedError
+
+    def loop(self, r: RangeInfo, parent: Scope, lo: Node | None = None, hi: Node | None = None) -> Scope:
+        lo = lo if lo is not None else self.program.index(0)
+        return self.program.loop(parent, lo, hi if hi is not None else r.size, r.size_max, r.name)
+
+    def attributes(self) -> dict[str, Attribute]:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------------------
+# CPU
+
+
+class CpuLaunch(Launch):
+    """Every outer range is a loop; the first thread range (else the first global range) is the *core range*,
+    which the runtime splits across threads: it runs from ``core_start`` to ``core_end``."""
+
+    def __init__(self, program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation):
+        super().__init__(program, outer, target, kernel)
+        self.check_kinds((AxisKind.LOCAL, AxisKind.GROUP_REDUCE))
+        threads = [r for r in outer if r.kind == AxisKind.THREAD]
+        globals_ = [r for r in outer if r.kind == AxisKind.GLOBAL]
+        self.core = (threads or globals_ or [None])[0]
+        if self.core is not None:  # the thread split is outermost
+            self.outer = [self.core] + [r for r in outer if r is not self.core]
+        self.core_scopes: list[Scope] = []
+
+    def _bind(self, r: RangeInfo, parent: Scope, done: frozenset) -> tuple[Node, Scope, frozenset]:
+        if r is self.core:
+            start, end = (self.program.node("special", (), r.size.type, s) for s in ("core_start", "core_end"))
+            scope = self.loop(r, parent, start, end)
+            self.core_scopes.append(scope)
+        else:
+            scope = self.loop(r, parent)
+        return scope.index, scope, done  # type: ignore[return-value]
+
+    def attributes(self) -> dict[str, Attribute]:
+        if self.core_scopes:
+            extent, work = self.core.size_text, sum(work_per_iteration(s) for s in self.core_scopes)  # type: ignore[union-attr]
+        else:
+            extent, work = "1", work_per_iteration(self.program.root)
+        return {"core_extent": StringAttr(extent), "core_work": IntegerAttr(max(1, work), 64)}
+
+
+WORK_OPS = frozenset({"alu", "cast", "bitcast", "load", "store"})
+
+
+def work_per_iteration(scope: Scope) -> int:
+    """ALU, conversion and memory ops one iteration of ``scope`` executes, inner loops weighted by their trips."""
+    own = sum(1 for n in scope.nodes if n.op in WORK_OPS)
+    return own + sum(child.trips * work_per_iteration(child) for child in scope.children)
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU
+
+
+@dataclass(eq=False)
+class GridDim:
+    """Global ranges (outer to inner) that share grid axes: their flattened index is ``group * lanes + lane``
+    where ``group`` comes from one grid axis, or from two when one axis cannot hold all groups."""
+
+    ranges: list[RangeInfo]
+    lanes: int
+    axes: tuple[int, ...] = ()
+    index: dict[SSAValue, Node] = field(default_factory=dict)
+    guard: Node | None = None
+
+    @property
+    def size_max(self) -> int:
+        return math.prod(r.size_max for r in self.ranges)
+
+    @property
+    def groups_max(self) -> int:
+        return -(-self.size_max // self.lanes)
+
+
+class GpuLaunch(Launch):
+    """Global ranges become grid dimensions (the last one x, then y, z; more than three are merged, and one
+    that exceeds the grid limit spreads over two axes); ``local`` ranges become thread ids in the workgroup.
+    Without local ranges the x dimension is cut into workgroups of ``DEFAULT_LOCAL_SIZE`` threads."""
+
+    def __init__(self, program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation):
+        super().__init__(program, outer, target, kernel)
+        self.check_kinds((AxisKind.THREAD, AxisKind.GROUP_REDUCE))
+        assert target.max_grid_dims and target.max_workgroup_dims and target.max_workgroup_size
+        self.max_grid = target.max_grid_dims
+        locals_ = [r for r in outer if r.kind == AxisKind.LOCAL]
+        self.global_size = ["1", "1", "1"]
+        self.local_size = [1, 1, 1]
+        self.local_ids: dict[SSAValue, Node] = {}
+        self._map_locals(locals_)
+        self.dims = self._grid_dims([r for r in outer if r.kind == AxisKind.GLOBAL], bool(locals_))
+        self.dim_of = {r.value: d for d in self.dims for r in d.ranges}
+        for d in self.dims:
+            self._index_dim(d)
+
+    def _map_locals(self, locals_: list[RangeInfo]) -> None:
+        """Local ranges (last one x) become ``local_id`` along their axis; their sizes make the workgroup."""
+        sizes = self.local_size
+        if len(locals_) > 3:
+            raise error_at(self.kernel, f"{len(locals_)} local ranges; target {self.target.name} has 3 workgroup axes")
+        for axis, r in enumerate(reversed(locals_)):
+            if r.const_size is None:
+                raise error_at(self.kernel, f"local range {describe_range(r)} must have a constant size")
+            sizes[axis] = r.const_size
+            self.local_ids[r.value] = self.program.node("special", (), r.size.type, f"local_id.{AXES[axis]}")
+        limits = self.target.max_workgroup_dims
+        if math.prod(sizes) > self.target.max_workgroup_size or any(s > m for s, m in zip(sizes, limits)):  # type: ignore[arg-type]
+            raise error_at(
+                self.kernel,
+                f"workgroup of {'x'.join(map(str, sizes))} threads exceeds the limits of target {self.target.name} "
+                f"({self.target.max_workgroup_size} threads, {'x'.join(map(str, limits))})",  # type: ignore[arg-type]
+            )
+
+    def _lanes(self, ranges: list[RangeInfo], innermost: bool, has_locals: bool) -> int:
+        if not innermost or has_locals:
+            return 1
+        lanes = min(DEFAULT_LOCAL_SIZE, self.target.max_workgroup_size, self.target.max_workgroup_dims[0])  # type: ignore[index,type-var]
+        size = math.prod(r.const_size for r in ranges) if all(r.const_size is not None for r in ranges) else None  # type: ignore[misc]
+        return max(1, min(lanes, size)) if size is not None else lanes
+
+    def _grid_dims(self, globals_: list[RangeInfo], has_locals: bool) -> list[GridDim]:
+        groups = [[r] for r in globals_]
+        while True:
+            dims = [GridDim(g, self._lanes(g, i == len(groups) - 1, has_locals)) for i, g in enumerate(groups)]
+            if self._assign_axes(dims):
+                return dims
+            if len(groups) < 2:
+                raise error_at(
+                    self.kernel,
+                    f"global size {dims[0].size_max} does not fit the grid of target {self.target.name} "
+                    f"({'x'.join(map(str, self.max_grid))} workgroups of {dims[0].lanes})",
+                )
+            groups = [groups[0] + groups[1]] + groups[2:]
+
+    def _assign_axes(self, dims: list[GridDim]) -> bool:
+        """Give each dim one grid axis (innermost dim x), or two when its groups exceed one axis' limit."""
+        axis = 0
+        for d in reversed(dims):
+            if axis < 3 and d.groups_max <= self.max_grid[axis]:
+                d.axes, axis = (axis,), axis + 1
+            elif axis < 2 and -(-d.groups_max // self.max_grid[axis]) <= self.max_grid[axis + 1]:
+                d.axes, axis = (axis, axis + 1), axis + 2
+            else:
+                return False
+        return True
+
+    def _index_dim(self, d: GridDim) -> None:
+        """The index of each range of ``d`` from the grid ids, the launch sizes, and the guard if needed."""
+        p = self.program
+        size, size_text = d.ranges[0].size, d.ranges[0].size_text
+        for r in d.ranges[1:]:
+            size, size_text = imul(p, size, r.size), f"{size_text}*{r.size_text}"
+        lanes = p.index(d.lanes)
+        groups = ceildiv(p, size, lanes)
+        groups_text = size_text if d.lanes == 1 else f"ceildiv({size_text}, {d.lanes})"
+        if len(d.axes) == 1:
+            group, launched = self._group_id(d.axes[0], groups), groups
+            self.global_size[d.axes[0]] = _text(groups, groups_text)
+        else:  # rows x cols workgroups, the columns as few as the axis limit allows
+            limit = self.max_grid[d.axes[0]]
+            rows = ceildiv(p, groups, p.index(limit))
+            cols = ceildiv(p, groups, rows)
+            rows_text = f"ceildiv({groups_text}, {limit})"
+            group = iadd(p, imul(p, self._group_id(d.axes[1], rows), cols), self._group_id(d.axes[0], cols))
+            launched = imul(p, rows, cols)
+            self.global_size[d.axes[0]] = _text(cols, f"ceildiv({groups_text}, {rows_text})")
+            self.global_size[d.axes[1]] = _text(rows, rows_text)
+        flat = group
+        if d.lanes > 1:
+            self.local_size[0] = d.lanes
+            flat = iadd(p, imul(p, group, lanes), p.node("special", (), size.type, "local_id.x"))
+        threads = imul(p, launched, lanes)
+        exact = threads is size or (const_value(threads) is not None and const_value(threads) == const_value(size))
+        d.guard = None if exact else p.alu("cmplt", flat, size)
+        for r in reversed(d.ranges):  # the innermost range varies fastest
+            d.index[r.value] = flat if r is d.ranges[0] else imod(p, flat, r.size)
+            flat = idiv(p, flat, r.size)
+
+    def _group_id(self, axis: int, groups: Node) -> Node:
+        """``group_id`` along ``axis``; the constant 0 when there is a single workgroup along it."""
+        if const_value(groups) == 1:
+            return self.program.index(0)
+        return self.program.node("special", (), groups.type, f"group_id.{AXES[axis]}")
+
+    def _bind(self, r: RangeInfo, parent: Scope, done: frozenset) -> tuple[Node, Scope, frozenset]:
+        if r.kind == AxisKind.LOCAL:
+            return self.local_ids[r.value], parent, done
+        if r.kind != AxisKind.GLOBAL:
+            scope = self.loop(r, parent)
+            return scope.index, scope, done  # type: ignore[return-value]
+        d = self.dim_of[r.value]
+        if d.guard is not None and d not in done:
+            return d.index[r.value], self.program.guard(parent, d.guard), done | {d}
+        return d.index[r.value], parent, done
+
+    def attributes(self) -> dict[str, Attribute]:
+        return {
+            "global_size": ArrayAttr([StringAttr(s) for s in self.global_size]),
+            "local_size": ArrayAttr([IntegerAttr(n, 64) for n in self.local_size]),
+        }
+
+
+def _text(n: Node, symbolic: str) -> str:
+    """A launch size as a symexpr string: the number when ``n`` folded to a constant."""
+    c = const_value(n)
+    return symbolic if c is None else str(c)
+
+
+def make_launch(program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation) -> Launch:
+    """The launch mapping for ``target``: GPU-style when it has workgroups (``max_grid_dims``), else CPU."""
+    cls = GpuLaunch if target.max_grid_dims is not None else CpuLaunch
+    return cls(program, outer, target, kernel)

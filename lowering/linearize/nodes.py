@@ -1,0 +1,195 @@
+"""The linearizer's data model: nodes (future uop ops) placed in a tree of scopes (future brackets).
+
+A ``Scope`` is the root of the kernel, a loop (``uop.range``/``uop.end``) or a guard (``uop.if``/``uop.endif``).
+A ``Node`` is one future uop op; it lives in one scope and may use nodes of that scope or of enclosing ones.
+``Program`` creates nodes: pure ones are hash-consed (so a value several consumers share is made once), and a
+node's scope defaults to the innermost scope among its operands' — the innermost loop it requires, which is
+loop-invariant code motion by construction.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, i1
+from xdsl.ir import Attribute
+
+from kiln.dialects.alu import ALU_OPS, like
+from kiln.dialects.types import is_float
+
+PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract"})
+"""Node ops without side effects: equal ones (same op, operands, type, attribute) are one node."""
+
+_SEQ = itertools.count()
+
+
+class Scope:
+    """A bracket of the linear program: ``root``, ``loop`` (``opener`` = (lo, hi)) or ``if`` (``opener`` = (cond,))."""
+
+    def __init__(self, kind: str, parent: Scope | None = None, opener: Sequence[Node] = (), trips: int = 1):
+        self.kind, self.parent, self.opener = kind, parent, tuple(opener)
+        self.trips = trips
+        """Upper bound of the iterations of a loop (1 for root and guards): weights for ``core_work``."""
+        self.depth = parent.depth + 1 if parent else 0
+        self.nodes: list[Node] = []
+        self.children: list[Scope] = []
+        self.index: Node | None = None
+        """A loop's counter, defined by the bracket itself."""
+        self.seq = next(_SEQ)
+        if parent is not None:
+            parent.children.append(self)
+
+    def encloses(self, other: Scope) -> bool:
+        """Whether ``other`` is this scope or nested in it."""
+        while other.depth > self.depth:
+            other = other.parent  # type: ignore[assignment]
+        return other is self
+
+    def child_towards(self, inner: Scope) -> Scope:
+        """The child of this scope that encloses ``inner`` (a scope strictly inside this one)."""
+        while inner.parent is not self:
+            inner = inner.parent  # type: ignore[assignment]
+        return inner
+
+    def walk(self):
+        """This scope and every scope nested in it."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+class Node:
+    """One future uop op: ``op`` is param, special, const, alu (``attr`` = kind), cast, bitcast, load, store,
+    define_acc, acc_get, acc_set, vectorize, extract (``attr`` = lane) or range (a loop's counter)."""
+
+    def __init__(
+        self,
+        op: str,
+        operands: Sequence[Node],
+        type: Attribute | None,
+        attr: object,
+        scope: Scope,
+        after: Sequence[Scope] = (),
+        name: str | None = None,
+    ):
+        self.op, self.operands, self.type, self.attr = op, tuple(operands), type, attr
+        self.scope = scope
+        self.after = tuple(after)
+        """Loops (children of ``scope``) that must have finished before this node: an accumulator read."""
+        self.name = name
+        self.seq = next(_SEQ)
+
+    def __repr__(self) -> str:
+        return f"<{self.op} {self.attr if self.attr is not None else ''} #{self.seq}>"
+
+
+def innermost(scopes: Sequence[Scope], default: Scope) -> Scope:
+    """The deepest of scopes that lie on one chain of nesting."""
+    return max(scopes, key=lambda s: s.depth, default=default)
+
+
+class Program:
+    """The root scope and the factory for nodes."""
+
+    def __init__(self) -> None:
+        self.root = Scope("root")
+        self._pure: dict[tuple, Node] = {}
+
+    def node(
+        self,
+        op: str,
+        operands: Sequence[Node],
+        type: Attribute | None,
+        attr: object = None,
+        scope: Scope | None = None,
+        after: Sequence[Scope] = (),
+        name: str | None = None,
+    ) -> Node:
+        """A node in ``scope`` (by default the innermost scope of its operands); equal pure nodes are shared."""
+        where = scope or innermost([o.scope for o in operands], self.root)
+        key = (op, tuple(operands), type, attr, where) if op in PURE_OPS else None
+        if key is not None and key in self._pure:
+            found = self._pure[key]
+            found.name = found.name or name
+            return found
+        n = Node(op, operands, type, attr, where, after, name)
+        where.nodes.append(n)
+        if key is not None:
+            self._pure[key] = n
+        return n
+
+    def const(self, value: int | float, type: Attribute) -> Node:
+        attr = FloatAttr(float(value), type) if is_float(type) else IntegerAttr(int(value), type)  # type: ignore[arg-type]
+        return self.node("const", (), type, attr)
+
+    def index(self, value: int) -> Node:
+        return self.const(value, IndexType())
+
+    def alu(self, kind: str, *operands: Node, name: str | None = None, scope: Scope | None = None) -> Node:
+        t = operands[-1].type
+        result_type = like(t, i1) if ALU_OPS[kind].returns_bool else t
+        return self.node("alu", operands, result_type, kind, scope=scope, name=name)
+
+    def loop(self, parent: Scope, lo: Node, hi: Node, trips: int, name: str | None = None) -> Scope:
+        """A new loop nested in ``parent``; its counter is ``scope.index``."""
+        scope = Scope("loop", parent, (lo, hi), trips)
+        scope.index = Node("range", (), IndexType(), None, scope, name=name)
+        return scope
+
+    def guard(self, parent: Scope, cond: Node) -> Scope:
+        return Scope("if", parent, (cond,))
+
+    def remove(self, node: Node) -> None:
+        node.scope.nodes.remove(node)
+
+
+# integer index arithmetic that folds constants, so sizes and launch math stay readable
+
+
+def const_value(n: Node) -> int | None:
+    return n.attr.value.data if n.op == "const" and isinstance(n.attr, IntegerAttr) else None  # type: ignore[union-attr]
+
+
+def iadd(p: Program, a: Node, b: Node) -> Node:
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return p.index(ca + cb)
+    if cb == 0:
+        return a
+    if ca == 0:
+        return b
+    return p.alu("add", a, b)
+
+
+def imul(p: Program, a: Node, b: Node) -> Node:
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return p.index(ca * cb)
+    if cb == 1:
+        return a
+    if ca == 1:
+        return b
+    return p.alu("mul", a, b)
+
+
+def idiv(p: Program, a: Node, b: Node) -> Node:
+    """``a / b`` for non-negative a and positive b."""
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return p.index(ca // cb)
+    return a if cb == 1 else p.alu("idiv", a, b)
+
+
+def imod(p: Program, a: Node, b: Node) -> Node:
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return p.index(ca % cb)
+    return p.index(0) if cb == 1 else p.alu("mod", a, b)
+
+
+def ceildiv(p: Program, a: Node, b: Node) -> Node:
+    """``ceil(a / b)`` for non-negative a and positive b."""
+    cb = const_value(b)
+    b_minus_1 = p.index(cb - 1) if cb is not None else p.alu("sub", b, p.index(1))
+    return idiv(p, iadd(p, a, b_minus_1), b)

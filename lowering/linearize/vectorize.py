@@ -1,0 +1,115 @@
+"""Vector loads and stores from the copies an expanded (upcast/unroll) range makes.
+
+The copies of one ``kernel.load`` (or store) that differ only in the value of one expanded range are lanes
+of a vector access when their indices are provably consecutive: ``index(u) - index(u0) == u - u0`` by the
+symbolic engine. Loads become one ``vector<NxT>`` load whose lanes are ``extract``-ed (ALU stays scalar);
+stores become one store of a ``vectorize``. N is the largest power of two that divides the range's size and
+fits the target's vector width for the dtype. GPU targets also need the first index to be a multiple of N
+(vector memory accesses must be aligned there); CPUs accept unaligned ones.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import VectorType
+from xdsl.ir import SSAValue
+
+from kiln.dialects.alu import dtype_class
+from kiln.dialects.types import dtype_name, is_bool
+from kiln.lowering.linearize.instantiate import Access
+from kiln.lowering.linearize.launch import RangeInfo
+from kiln.lowering.linearize.nodes import Node, Program, const_value
+from kiln.passes import symbolic as S
+from kiln.targets.description import TargetDescription
+
+_BUILDERS = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod, "max": S.maximum, "min": S.minimum}
+
+
+class IndexExprs:
+    """Symbolic expressions of index nodes: index ALU ops become expressions, anything else a variable
+    (a loop counter bounded by its loop)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[Node, S.Expr] = {}
+
+    def __call__(self, n: Node) -> S.Expr:
+        if n not in self._memo:
+            self._memo[n] = self._make(n)
+        return self._memo[n]
+
+    def _make(self, n: Node) -> S.Expr:
+        if (c := const_value(n)) is not None:
+            return S.Const(c)
+        if n.op == "alu" and n.attr in _BUILDERS and dtype_class(n.type) == "index":  # type: ignore[arg-type]
+            return _BUILDERS[n.attr](*(self(o) for o in n.operands))  # type: ignore[index]
+        lo, hi = (0, n.scope.trips - 1) if n.op == "range" else (S.INDEX_MIN, S.INDEX_MAX)
+        return S.Var(f"n{n.seq}", lo, hi, order=n.seq)
+
+
+def _chunk(lanes: int, width: int) -> int:
+    """The largest power of two that divides ``lanes`` and is at most ``width``."""
+    c = 1
+    while lanes % (c * 2) == 0 and c * 2 <= width:
+        c *= 2
+    return c
+
+
+def _shape(n: Node) -> tuple[Node, tuple[Node, ...]]:
+    """An access's pointer and gate (empty when ungated): what all lanes must share."""
+    gate_at = 2 if n.op == "load" else 3
+    return n.operands[0], n.operands[gate_at:]
+
+
+class Vectorizer:
+    def __init__(self, program: Program, ranges: dict[SSAValue, RangeInfo], target: TargetDescription):
+        self.program, self.ranges, self.target = program, ranges, target
+        self.expr = IndexExprs()
+        self.aligned_only = target.cpu_cores is None  # GPUs (see the module docstring)
+
+    def run(self, accesses: list[Access]) -> None:
+        groups: dict[tuple, dict[int, Node]] = {}
+        for a in accesses:
+            for r, bound in a.bindings:
+                if isinstance(bound, int):
+                    rest = tuple(b for b in a.bindings if b[0] is not r)
+                    groups.setdefault((a.op, r, rest), {})[bound] = a.node
+        done: set[Node] = set()
+        for (_, r, _), lanes in sorted(groups.items(), key=lambda kv: -self.ranges[kv[0][1]].position):
+            nodes = [lanes.get(u) for u in range(self.ranges[r].const_size or 0)]
+            if all(n is not None and n not in done for n in nodes):
+                done.update(self._vectorize(nodes))  # type: ignore[arg-type]
+
+    def _vectorize(self, nodes: list[Node]) -> list[Node]:
+        """Rewrite runs of ``nodes`` (the lanes in order) into vector accesses; the nodes it used."""
+        first = nodes[0]
+        dtype = first.type if first.op == "load" else first.operands[2].type
+        if dtype is None or is_bool(dtype) or any(_shape(n) != _shape(first) or n.scope is not first.scope for n in nodes):
+            return []
+        width = _chunk(len(nodes), self.target.vector_width(dtype_name(dtype)))
+        used: list[Node] = []
+        for start in range(0, len(nodes), width) if width > 1 else ():
+            part = nodes[start : start + width]
+            if self._consecutive(part):
+                (self._load if first.op == "load" else self._store)(part, VectorType(dtype, [width]))
+                used.extend(part)
+        return used
+
+    def _consecutive(self, part: list[Node]) -> bool:
+        base = self.expr(part[0].operands[1])
+        if self.aligned_only and S.cmod(base, len(part)) != S.Const(0):
+            return False
+        return all(S.sub(self.expr(n.operands[1]), base) == S.Const(lane) for lane, n in enumerate(part))
+
+    def _load(self, part: list[Node], t: VectorType) -> None:
+        first = part[0]
+        vector = self.program.node("load", first.operands, t, scope=first.scope)
+        vector.seq = first.seq  # where the first lane was
+        for lane, n in enumerate(part):
+            n.op, n.operands, n.attr = "extract", (vector,), lane
+
+    def _store(self, part: list[Node], t: VectorType) -> None:
+        first = part[0]
+        ptr, index, _, *gate = first.operands
+        value = self.program.node("vectorize", [n.operands[2] for n in part], t)
+        first.operands = (ptr, index, value, *gate)
+        for n in part[1:]:
+            self.program.remove(n)
