@@ -1,8 +1,8 @@
 """``-t llvm``: the LLVM IR text of the ``llvm.func`` ops of a module.
 
 This translates exactly the llvm-dialect ops that ``convert-uop-to-llvm`` produces to ``llvmlite.ir``. xDSL's own
-translator (``xdsl.backend.llvm.convert``) is not enough for them: it has no ``bf16`` type, drops fast-math flags
-on ``llvm.call_intrinsic`` (it raises on them) and has no vector form of several ops. Other top-level ops (the
+translator (``xdsl.backend.llvm.convert``) is not enough for them: it has no ``bf16`` type and raises on the
+fast-math flags of ``llvm.call_intrinsic``, which is how kernels call every intrinsic. Other top-level ops (the
 schedule ``func.func``) are skipped; an llvm op inside a function that is not handled here is a located error,
 never silently dropped. The module keeps llvmlite's placeholder triple: the toolchain retargets it to the host.
 """
@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     FloatAttr,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -66,7 +67,7 @@ def llvm_type(t: Attribute, op: Operation) -> ir.Type:
     if isinstance(t, VectorType) and t.get_num_dims() == 1 and not t.get_num_scalable_dims():
         return ir.VectorType(llvm_type(t.get_element_type(), op), t.get_shape()[0])
     if isinstance(t, llvm.LLVMPointerType):
-        return ir.PointerType()
+        return ir.PointerType(addrspace=t.addr_space.data if isinstance(t.addr_space, IntAttr) else 0)
     if isinstance(t, llvm.LLVMVoidType):
         return ir.VoidType()
     raise error_at(op, f"cannot emit LLVM IR for type {t}")
@@ -176,7 +177,7 @@ class _FunctionEmitter:
             self.builder.position_at_end(self.blocks[block])
             for arg in block.args:
                 self.values[arg] = self.builder.phi(llvm_type(arg.type, self.func), arg.name_hint or "")
-        for block in blocks:
+        for block in _dominators_first(blocks):
             self.builder.position_at_end(self.blocks[block])
             for op in block.ops:
                 self.emit_op(op)
@@ -216,6 +217,24 @@ class _FunctionEmitter:
             assert isinstance(phi, ir.PhiInstr)
             phi.add_incoming(self.get(value), self.builder.block)
         return self.blocks[dest]
+
+
+def _dominators_first(blocks: list[Block]) -> list[Block]:
+    """The blocks in reverse post-order from the entry (every value is translated before its uses, whatever the
+    layout order), then the unreachable ones."""
+    seen: set[Block] = set()
+    post_order: list[Block] = []
+
+    def visit(block: Block) -> None:
+        seen.add(block)
+        terminator = block.last_op
+        for successor in terminator.successors if terminator is not None else ():
+            if successor not in seen:
+                visit(successor)
+        post_order.append(block)
+
+    visit(blocks[0])
+    return post_order[::-1] + [b for b in blocks if b not in seen]
 
 
 def _icmp(e: _FunctionEmitter, op: llvm.ICmpOp) -> None:
