@@ -32,6 +32,8 @@ class SourceLoc:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One message for people, with where it applies (None: nowhere in the source, e.g. an op a pass built)."""
+
     severity: Severity
     message: str
     loc: SourceLoc | None = None

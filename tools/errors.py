@@ -14,7 +14,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-EXIT_OK = 0
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
 
