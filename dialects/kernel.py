@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
@@ -511,8 +512,10 @@ class LaunchOp(IRDLOperation):
         callee = SymbolTable.lookup_symbol(table_op, self.callee)
         if callee is None:
             raise VerifyException(f"kernel.launch @{name}: there is no kernel.kernel @{name} in the module")
+        if isinstance(callee, func.FuncOp):
+            raise VerifyException(f"kernel.launch @{name}: @{name} is a func.func, not a kernel.kernel")
         if not isinstance(callee, KernelOp):
-            raise VerifyException(f"kernel.launch @{name}: @{name} is a {callee.name}, not a kernel.kernel")
+            return  # lowered further (uop.kernel, llvm.func, ...): the conversion keeps the signature
         expected = callee.arg_types
         if len(types) != len(expected):
             raise VerifyException(
