@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TypeAlias
 
-import ml_dtypes
+import functools
+
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -57,22 +58,29 @@ DTYPES: dict[str, Attribute] = {
 
 _NAME_OF: dict[Attribute, str] = {t: n for n, t in DTYPES.items()}
 
-_NUMPY: dict[str, np.dtype] = {
-    "i1": np.dtype(np.bool_),
-    "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-    "ui8": np.dtype(np.uint8),
-    "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32),
-    "ui64": np.dtype(np.uint64),
-    "f16": np.dtype(np.float16),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
-}
-_FROM_NUMPY: dict[np.dtype, str] = {v: k for k, v in _NUMPY.items()}
+
+
+@functools.cache
+def _numpy_table() -> dict[str, np.dtype]:
+    """kiln dtype name -> numpy dtype. Built on first use: importing ml_dtypes (for bf16) costs about a
+    second, which every kiln-opt run would otherwise pay."""
+    import ml_dtypes
+
+    return {
+        "i1": np.dtype(np.bool_),
+        "i8": np.dtype(np.int8),
+        "i16": np.dtype(np.int16),
+        "i32": np.dtype(np.int32),
+        "i64": np.dtype(np.int64),
+        "ui8": np.dtype(np.uint8),
+        "ui16": np.dtype(np.uint16),
+        "ui32": np.dtype(np.uint32),
+        "ui64": np.dtype(np.uint64),
+        "f16": np.dtype(np.float16),
+        "bf16": np.dtype(ml_dtypes.bfloat16),
+        "f32": np.dtype(np.float32),
+        "f64": np.dtype(np.float64),
+    }
 
 
 def dtype_name(t: Attribute) -> str:
@@ -105,15 +113,16 @@ def to_numpy(t: Attribute | str) -> np.dtype:
     name = t if isinstance(t, str) else dtype_name(t)
     if name == "index":
         return np.dtype(np.int64)
-    return _NUMPY[name]
+    return _numpy_table()[name]
 
 
 def from_numpy(dt: np.dtype | type) -> Attribute:
     """The kiln dtype of a numpy dtype."""
     dt = np.dtype(dt)
-    if dt not in _FROM_NUMPY:
-        raise ValueError(f"numpy dtype {dt} has no kiln equivalent")
-    return DTYPES[_FROM_NUMPY[dt]]
+    for name, candidate in _numpy_table().items():
+        if candidate == dt:
+            return DTYPES[name]
+    raise ValueError(f"numpy dtype {dt} has no kiln equivalent")
 
 
 def is_float(t: Attribute) -> bool:
@@ -397,3 +406,16 @@ def check_declared(op: Operation, types: Iterable[Attribute]) -> None:
                         f"symbolic dim '{s}' is not declared; add it to the function's "
                         f'{DIMS_KEY} attribute, e.g. attributes {{{DIMS_KEY} = #graph.dims<{s} = [1, 1024]>}}'
                     )
+
+
+def check_signatures(module: Operation) -> None:
+    """Every symbolic dim in a function's signature is declared by its ``graph.dims``. (Ops check the types
+    they use; an argument no op uses would otherwise slip through.) Raises VerifyException naming it."""
+    from xdsl.dialects import func
+
+    for op in module.walk():
+        if isinstance(op, func.FuncOp):
+            try:
+                check_declared(op, [*op.function_type.inputs.data, *op.function_type.outputs.data])
+            except VerifyException as e:
+                raise VerifyException(f"@{op.sym_name.data}: {e}") from None

@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, NameLoc
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 
+from kiln.dialects.types import check_signatures
 from kiln.tools.errors import UserError
 
 Severity = Literal["error", "warning", "note", "remark"]
@@ -115,9 +117,16 @@ def verify_module(module: ModuleOp) -> Diagnostic | None:
     """
     try:
         module.verify()
-        return None
     except DiagnosticException as e:
         whole_module_error = e
+    else:
+        for fn in module.walk():
+            if isinstance(fn, func.FuncOp):
+                try:
+                    check_signatures(fn)
+                except DiagnosticException as e:
+                    return op_diagnostic(fn, _message(e))
+        return None
     for op in module.walk(region_first=True):
         try:
             for block in (b for r in op.regions for b in r.blocks if b.first_op is None):
