@@ -358,14 +358,17 @@ class _Names:
         self.names: dict[SSAValue, str] = {}
 
     def define(self, value: SSAValue, default: str) -> str:
+        """A new name for ``value``: its IR name made a C identifier (``int`` -> ``int_``), numbered when taken;
+        ``default`` numbered when it has no usable name."""
         hint = re.sub(r"[^A-Za-z0-9_]", "_", value.name_hint or "")
-        if hint and hint[0].isdigit():
+        if hint[:1].isdigit():
             hint = "v" + hint
-        if hint and hint not in self.taken and not self._reserved(hint):
-            name = hint
+        if self._reserved(hint):
+            hint += "_"
+        if hint and not self._reserved(hint):
+            name = hint if hint not in self.taken else self._fresh(hint + "_")
         else:
-            base = hint if hint and not self._reserved(hint) else default
-            name = self._fresh(base + ("_" if hint else ""))
+            name = self._fresh(default)
         self.taken.add(name)
         self.names[value] = name
         return name

@@ -1,0 +1,94 @@
+// RUN: kiln-opt %s -p convert-uop-to-cstyle | filecheck %s
+// A uop.kernel becomes a cstyle.func with the CPU calling convention: params in index order (read-only buffers
+// are const, all are restrict; index is i64), then core_start and core_end. Brackets become regions,
+// accumulators local variables, and the kernel's attributes stay on the function.
+
+// CHECK-LABEL: cstyle.func c @rowsum_k0(%x: !cstyle.ptr<const f32, restrict>, %out: !cstyle.ptr<f32, restrict>, %N: i64, %core_start: i64, %core_end: i64) attributes {symbols = ["N"], core_extent = "N", core_work = 8 : i64} {
+// CHECK-NEXT:    %c0 = cstyle.literal 0 : i64
+// CHECK-NEXT:    %c8 = cstyle.literal 8 : i64
+// CHECK-NEXT:    %zero = cstyle.literal 0.000000e+00 : f32
+// CHECK-NEXT:    cstyle.for %i = %core_start to %core_end : i64 {
+// CHECK-NEXT:      %acc = cstyle.decl %zero : f32
+// CHECK-NEXT:      cstyle.for %k = %c0 to %c8 : i64 {
+// CHECK-NEXT:        %row = cstyle.binary "*" %i, %c8 : i64
+// CHECK-NEXT:        %idx = cstyle.binary "+" %row, %k : i64
+// CHECK-NEXT:        %v = cstyle.load %x[%idx] : f32
+// CHECK-NEXT:        %cur = cstyle.read %acc : f32
+// CHECK-NEXT:        %nxt = cstyle.binary "+" %cur, %v : f32
+// CHECK-NEXT:        cstyle.assign %acc = %nxt
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %r = cstyle.read %acc : f32
+// CHECK-NEXT:      cstyle.store %out[%i] = %r
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+uop.kernel @rowsum_k0 attributes {symbols = ["N"], core_extent = "N", core_work = 8 : i64} {
+  %out = uop.param 1 : !uop.ptr<f32>
+  %x = uop.param 0 : !uop.ptr<f32>
+  %N = uop.param 2 : index
+  %lo = uop.special core_start : index
+  %hi = uop.special core_end : index
+  %c0 = uop.const 0 : index
+  %c8 = uop.const 8 : index
+  %zero = uop.const 0.000000e+00 : f32
+  %i = uop.range %lo, %hi : index
+  %acc = uop.define_acc %zero : f32
+  %k = uop.range %c0, %c8 : index
+  %row = uop.mul %i, %c8 : index
+  %idx = uop.add %row, %k : index
+  %v = uop.load %x[%idx] : f32
+  %cur = uop.acc_get %acc : f32
+  %nxt = uop.add %cur, %v : f32
+  uop.acc_set %acc, %nxt
+  uop.end %k
+  %r = uop.acc_get %acc : f32
+  uop.store %out[%i], %r
+  uop.end %i
+}
+
+// Gated loads keep their gate (nothing is read where it is false); gated stores and uop.if become cstyle.if.
+// Params without a name are called p<n>; an i32 param stays i32.
+// CHECK-LABEL: cstyle.func c @gates(%p0: !cstyle.ptr<f32, restrict>, %p1: i32, %core_start: i64, %core_end: i64) attributes {symbols = []} {
+// CHECK:         %v = cstyle.load %p0[%{{.*}}] if %in : f32
+// CHECK-NEXT:    cstyle.if %in {
+// CHECK-NEXT:      cstyle.store %p0[%{{.*}}] = %v
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cstyle.if %in {
+// CHECK-NEXT:      cstyle.store %p0[%core_start] = %v
+// CHECK-NEXT:    }
+uop.kernel @gates attributes {symbols = []} {
+  %0 = uop.param 0 : !uop.ptr<f32>
+  %1 = uop.param 1 : i32
+  %lo = uop.special core_start : index
+  %hi = uop.special core_end : index
+  %n = uop.cast %1 : i32 -> index
+  %in = uop.cmplt %lo, %n : index
+  %v = uop.load %0[%hi], %in : f32
+  uop.store %0[%hi], %v, %in
+  uop.if %in
+  uop.store %0[%lo], %v
+  uop.endif
+}
+
+// Vectors are scalarized: one value per lane; a vector access touches consecutive elements.
+// CHECK-LABEL: cstyle.func c @vectors(
+// CHECK-NEXT:    %[[ONE:.*]] = cstyle.literal 1 : i64
+// CHECK-NEXT:    %[[I1:.*]] = cstyle.binary "+" %core_start, %[[ONE]] : i64
+// CHECK-NEXT:    %v = cstyle.load %x[%core_start] : f32
+// CHECK-NEXT:    %[[V1:.*]] = cstyle.load %x[%[[I1]]] : f32
+// CHECK-NEXT:    %s = cstyle.binary "+" %v, %v : f32
+// CHECK-NEXT:    %[[S1:.*]] = cstyle.binary "+" %[[V1]], %[[V1]] : f32
+// CHECK-NEXT:    %[[ONE2:.*]] = cstyle.literal 1 : i64
+// CHECK-NEXT:    %[[J1:.*]] = cstyle.binary "+" %core_start, %[[ONE2]] : i64
+// CHECK-NEXT:    cstyle.store %out[%core_start] = %[[S1]]
+// CHECK-NEXT:    cstyle.store %out[%[[J1]]] = %s
+uop.kernel @vectors attributes {symbols = []} {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %i = uop.special core_start : index
+  %v = uop.load %x[%i] : vector<2xf32>
+  %s = uop.add %v, %v : vector<2xf32>
+  %hi = uop.extract %s[1] : vector<2xf32>
+  %lo = uop.extract %s[0] : vector<2xf32>
+  %swapped = uop.vectorize %hi, %lo : vector<2xf32>
+  uop.store %out[%i], %swapped : vector<2xf32>
+}
