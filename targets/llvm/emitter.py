@@ -9,7 +9,7 @@ never silently dropped. The module keeps llvmlite's placeholder triple: the tool
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import llvmlite.ir as ir
 import ml_dtypes
@@ -222,19 +222,24 @@ class _FunctionEmitter:
 def _dominators_first(blocks: list[Block]) -> list[Block]:
     """The blocks in reverse post-order from the entry (every value is translated before its uses, whatever the
     layout order), then the unreachable ones."""
-    seen: set[Block] = set()
+    seen = {blocks[0]}
     post_order: list[Block] = []
-
-    def visit(block: Block) -> None:
-        seen.add(block)
-        terminator = block.last_op
-        for successor in terminator.successors if terminator is not None else ():
-            if successor not in seen:
-                visit(successor)
-        post_order.append(block)
-
-    visit(blocks[0])
+    stack = [(blocks[0], _successors(blocks[0]))]  # iterative: a kernel can have thousands of blocks
+    while stack:
+        block, successors = stack[-1]
+        successor = next((s for s in successors if s not in seen), None)
+        if successor is None:
+            post_order.append(block)
+            stack.pop()
+        else:
+            seen.add(successor)
+            stack.append((successor, _successors(successor)))
     return post_order[::-1] + [b for b in blocks if b not in seen]
+
+
+def _successors(block: Block) -> Iterator[Block]:
+    terminator = block.last_op
+    return iter(terminator.successors if terminator is not None else ())
 
 
 def _icmp(e: _FunctionEmitter, op: llvm.ICmpOp) -> None:
