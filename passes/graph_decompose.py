@@ -40,7 +40,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import graph
-from kiln.dialects.types import Dim, Shape, TensorType, dtype_name, is_float, to_numpy
+from kiln.dialects.types import Dim, TensorType, dtype_name, is_float, to_numpy
 
 
 def _type(v: SSAValue) -> TensorType:
@@ -51,6 +51,10 @@ def _type(v: SSAValue) -> TensorType:
 
 def _scalar_attr(value: float | int, dtype: Attribute) -> Attribute:
     return FloatAttr(float(value), dtype) if is_float(dtype) else IntegerAttr(int(value), dtype)  # type: ignore[arg-type]
+
+
+def _static_axes(x: SSAValue, axes: Sequence[int]) -> bool:
+    return not any(isinstance(_type(x).shape[a], str) for a in axes)
 
 
 def _lowest(dtype: Attribute) -> float | int:
@@ -110,11 +114,11 @@ class Builder:
 
     def mean(self, x: SSAValue, axes: Sequence[int], keepdims: bool) -> SSAValue:
         """Sum / count in x's own dtype, or a core `mean` when a reduced axis is symbolic."""
-        dims = [_type(x).shape[a] for a in axes]
-        if any(isinstance(d, str) for d in dims):
+        if not _static_axes(x, axes):
             return self.reduce("mean", x, axes, keepdims)
         total = self.reduce("reduce_sum", x, axes, keepdims)
-        return self.op("div", total, self.const(prod(dims), _type(x).element_type))  # type: ignore[arg-type]
+        count = prod(_type(x).shape[a] for a in axes)  # type: ignore[misc]
+        return self.op("div", total, self.const(count, _type(x).element_type))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,8 +176,8 @@ def _layernorm(b: Builder, op: Operation) -> SSAValue:
 def _mean(b: Builder, op: Operation) -> SSAValue | None:
     x = op.operands[0]
     axes = _ints(op.axes)  # type: ignore[attr-defined]
-    if any(isinstance(_type(x).shape[a], str) for a in axes):
-        return None
+    if not _static_axes(x, axes):
+        return None  # already the core form
     return b.mean(b.widen(x), axes, bool(op.keepdims.value.data))  # type: ignore[attr-defined]
 
 
@@ -209,7 +213,7 @@ def _pair(op: Operation, name: str, default: Sequence[int]) -> tuple[int, int]:
 
 def _conv2d(b: Builder, op: Operation) -> SSAValue:
     x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
-    n, c = _type(x).shape[:2]
+    n = _type(x).shape[0]
     o, cg, kh, kw = _type(w).shape
     out_hw = _type(op.results[0]).shape[2:]
     groups = int(op.groups.value.data)  # type: ignore[attr-defined]
