@@ -228,7 +228,3 @@ def alu_table(value_type: Attribute) -> dict[str, Lowering]:
     if kind == BOOL:
         return BOOL_OPS
     return UNSIGNED_OPS if is_unsigned(scalar) else SIGNED_OPS
-
-
-LOWERED_KINDS = frozenset(FLOAT_OPS) | frozenset(SIGNED_OPS) | frozenset(BOOL_OPS)
-"""Every ALU kind this lowering handles for some dtype (the cpu-llvm target's native ALU ops)."""
