@@ -31,12 +31,12 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
-import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from kiln.dialects.types import to_numpy
+
 F32 = np.dtype(np.float32)
-_HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 OPS: dict[str, Callable[..., np.ndarray]] = {}
 """Graph op name (without the ``graph.`` prefix) -> its numpy implementation."""
@@ -68,12 +68,12 @@ def graph_op(name: str) -> Callable[[Callable[..., object]], Callable[..., np.nd
 
 
 def is_float(dt: np.dtype) -> bool:
-    return dt.kind == "f" or dt in _HALVES
+    return dt.kind == "f" or dt == to_numpy("bf16")
 
 
 def compute_dtype(dt: np.dtype) -> np.dtype:
     """The dtype math on ``dt`` is carried out in: f32 for f16/bf16, ``dt`` itself otherwise."""
-    return F32 if dt in _HALVES else dt
+    return F32 if dt in (np.dtype(np.float16), to_numpy("bf16")) else dt
 
 
 def lowest(dt: np.dtype) -> float | int | bool:
