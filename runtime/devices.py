@@ -125,7 +125,7 @@ class InterpDevice(Device):
 
 
 def parse_module(module: Any) -> Any:
-    """A verified ``ModuleOp`` from a ``ModuleOp`` or IR text; bad IR raises ``KilnError`` with the location."""
+    """A verified ``ModuleOp`` from a ``ModuleOp`` or IR text; bad IR raises ``KilnError`` (parse errors are located)."""
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import ParseError, VerifyException

@@ -20,10 +20,13 @@ from queue import SimpleQueue
 
 from kiln.targets.description import usable_cores
 
-PARALLEL_MIN_WORK = 1 << 17
-"""Estimated scalar operations below which a launch is not worth splitting (measured: bench/ notes, report)."""
+PARALLEL_MIN_WORK = 1 << 18
+"""Estimated ALU ops (``core_extent * core_work``) below which a launch runs on one thread. Handing chunks to
+the workers and waiting for them costs about 15-40 us (measured on the 2-core build box: a forced split of a
+64-element kernel took 50 us per call instead of 12 us); 2^18 ops take 50-250 us on one core, so splitting
+them pays."""
 
-UNKNOWN_CORE_WORK = 1 << 20
+UNKNOWN_CORE_WORK = PARALLEL_MIN_WORK
 """Work assumed per index when the lowering gave no estimate: large, so any extent >= 2 is split."""
 
 Range = tuple[int, int]
@@ -94,7 +97,7 @@ def default_pool() -> ThreadPool:
 
 def _forget_pool_after_fork() -> None:
     # a forked child has none of the parent's worker threads; it builds its own pool when it needs one
-    global _default, _default_lock  # noqa: PLW0603
+    global _default, _default_lock
     _default = None
     _default_lock = threading.Lock()
 

@@ -14,15 +14,11 @@ import importlib
 import os
 from dataclasses import dataclass, field
 
+from kiln.dialects.alu import ALU_OPS as ALU_TABLE
 from kiln.dialects.types import DTYPES, itemsize, parse_dtype
 
-ALU_UNARY = frozenset(
-    "neg exp exp2 log log2 sin cos sqrt rsqrt recip trunc floor ceil abs sign tanh erf not".split()
-)
-ALU_BINARY = frozenset("add sub mul div idiv mod max min pow and or xor shl shr cmplt cmple cmpeq cmpne".split())
-ALU_TERNARY = frozenset({"where", "fma"})
-ALU_OPS = ALU_UNARY | ALU_BINARY | ALU_TERNARY
-"""The ALU op names shared by the kernel and uop dialects (docs/internals.md, 'kernel dialect')."""
+ALU_OPS = frozenset(ALU_TABLE)
+"""The ALU op names shared by the kernel and uop dialects (``kiln.dialects.alu``)."""
 
 _DESCRIPTION_MODULES: dict[str, str] = {
     "cpu-llvm": "kiln.targets.llvm.description",

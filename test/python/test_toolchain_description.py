@@ -1,0 +1,64 @@
+"""Target descriptions: the CPU targets' capabilities, host probing, lookup by name, and validation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from kiln.runtime.errors import KilnError
+from kiln.targets.description import (
+    ALU_OPS,
+    TargetDescription,
+    get_target,
+    host_cpu,
+    host_vector_bytes,
+    target_names,
+    usable_cores,
+)
+
+
+@pytest.mark.parametrize("name, decomposed", [("cpu-llvm", {"rsqrt", "sign", "erf"}), ("cpu-c", {"rsqrt", "sign"})])
+def test_cpu_targets(name: str, decomposed: set[str]) -> None:
+    t = get_target(name)
+    assert t.name == name and t.index_bits == 64
+    assert ALU_OPS - t.alu_ops == decomposed and t.is_native("fma") and not t.is_native("sign")
+    assert t.supports_dtype("bf16") and t.supports_dtype("i1")
+    assert t.has_threads and not t.has_local and t.cpu_cores == usable_cores()
+    assert t.max_workgroup_size is None and t.local_memory_bytes is None and t.max_grid_dims is None
+    assert t.vector_bytes == host_vector_bytes()
+    assert t.vector_width("f32") == t.vector_bytes // 4
+    assert t.vector_width("f64") == t.vector_bytes // 8
+    assert t.vector_width("i1") == t.vector_width("i8") == t.vector_bytes
+
+
+def test_host_vector_width_follows_the_cpu_features() -> None:
+    features = set(host_cpu()[2].split(","))
+    expected = 64 if "+avx512f" in features else 32 if "+avx2" in features else 16
+    assert host_vector_bytes() == expected
+
+
+def test_lookup() -> None:
+    assert get_target("cpu-llvm") is get_target("cpu-llvm")
+    assert target_names() == ["cpu-llvm", "cpu-c", "cuda", "webgpu"]
+    with pytest.raises(KilnError, match="unknown target 'tpu' .expected one of cpu-llvm, cpu-c, cuda, webgpu"):
+        get_target("tpu")
+
+
+def test_lookup_is_lazy() -> None:
+    code = "import sys; from kiln.targets.description import get_target; get_target('cpu-c'); print(sorted(m for m in ('wgpu', 'cuda', 'kiln.targets.ptx', 'kiln.targets.wgsl') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_description_is_validated_and_hashable() -> None:
+    base = dict(name="t", dtypes=frozenset({"f32"}), alu_ops=frozenset({"add"}), index_bits=32, vector_bytes=16)
+    t = TargetDescription(**base)
+    assert t.vector_widths == {"f32": 4} and hash(t) == hash(TargetDescription(**base))
+    assert TargetDescription(**base, vector_widths={"f32": 2}).vector_width("f32") == 2
+    assert t.vector_width("f64") == 1
+    with pytest.raises(ValueError, match=r"unknown dtypes or ALU ops \['f128'\]"):
+        TargetDescription(**{**base, "dtypes": frozenset({"f128"})})
+    with pytest.raises(ValueError, match=r"\['frobnicate'\]"):
+        TargetDescription(**{**base, "alu_ops": frozenset({"frobnicate"})})
