@@ -372,8 +372,9 @@ class Tensor:
         return self._power(other, reflected=True)
 
     def _power(self, other: Tensor | Scalar, reflected: bool) -> Tensor:
-        """numpy ``power``; ``graph.pow`` is float-only, so integer powers are repeated squaring when the
-        exponent is a Python int, and are computed in f64 and cast back when it is a tensor."""
+        """numpy ``power``. ``graph.pow`` is float-only, so an integer power is exponentiation by squaring
+        (exact, wrapping like numpy): unrolled over the bits of a Python int exponent, or over every bit of
+        the dtype for a tensor exponent (a negative tensor exponent gives 0, where numpy raises)."""
         seen, _ = self._operand(other)
         dtype = promote(np.power, seen, self.dtype) if reflected else promote(np.power, self.dtype, seen)
         if is_float(dtype):
@@ -381,19 +382,22 @@ class Tensor:
         if not reflected and type(other) is int:
             if other < 0:
                 raise ValueError("Integers to negative integer powers are not allowed.")
-            return self.cast(dtype)._int_power(other)
-        base, exponent = (Tensor(other, device=self.device), self) if reflected else (self, other)
-        return (base.cast("f64") ** Tensor(exponent, device=self.device).cast("f64")).cast(dtype)
-
-    def _int_power(self, n: int) -> Tensor:
-        result, square = self.ones_like(), self
-        while n:
-            if n & 1:
-                result = result * square
-            n >>= 1
-            if n:
-                square = square * square
-        return result
+            result, square, n = self.cast(dtype).ones_like(), self.cast(dtype), other
+            while n:
+                if n & 1:
+                    result = result * square
+                n >>= 1
+                if n:
+                    square = square * square
+            return result
+        base, exponent = (Tensor(other, device=self.device), self) if reflected else (self, Tensor(other, device=self.device))
+        negative = exponent < 0
+        square, bits = base.cast(dtype), exponent.cast(dtype)
+        result = square.ones_like()
+        for _ in range(to_numpy(dtype).itemsize * 8):
+            result = (bits & 1).where(result * square, result)
+            square, bits = square * square, bits >> 1
+        return negative.where(0, result)
 
     def _unary(self, op: str, dtype: str) -> Tensor:
         return self._new(lazy.apply(op, [_cast(self._node, dtype)]))
@@ -458,7 +462,7 @@ class Tensor:
 
     def contiguous(self) -> Tensor:
         """Materialize the value in a buffer here (a scheduling boundary)."""
-        return self._new(lazy.apply("contiguous", [self._node]))
+        return self._new(lazy.apply("contiguous", [self._node], result=(self._node.shape, self.dtype)))
 
     # ------------------------------------------------------------------------------------------- reductions
 
@@ -624,8 +628,6 @@ class Tensor:
         seen, _ = self._operand(other)
         a, b = self._nodes([other], promote(np.matmul, self.dtype, seen))
         return self._new(lazy.apply("matmul", [a, b]))
-
-    dot = matmul
 
     def _float(self) -> Tensor:
         return self.cast(float_result(self.dtype))
