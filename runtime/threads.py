@@ -22,9 +22,9 @@ from kiln.targets.description import usable_cores
 
 PARALLEL_MIN_WORK = 1 << 18
 """Estimated ALU ops (``core_extent * core_work``) below which a launch runs on one thread. Handing chunks to
-the workers and waiting for them costs about 15-40 us (measured on the 2-core build box: a forced split of a
-64-element kernel took 50 us per call instead of 12 us); 2^18 ops take 50-250 us on one core, so splitting
-them pays."""
+the workers and waiting for them costs about 15-40 us (measured on the loaded 2-core build box: a forced split
+of a 64-element kernel took 22-50 us per call instead of 5-12 us). At 0.1-1 ns per op (vectorized to scalar),
+2^18 ops are some 25-250 us of work, where halving it starts to pay for the hand-off."""
 
 UNKNOWN_CORE_WORK = PARALLEL_MIN_WORK
 """Work assumed per index when the lowering gave no estimate: large, so any extent >= 2 is split."""

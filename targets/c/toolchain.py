@@ -79,7 +79,10 @@ def compile_c(source: str, flags: str | Sequence[str] | None = None) -> Path:
     if target is not None and target.exists():
         return target
     # build next to the cache entry (same file system, so the final os.replace is atomic)
-    folder = Path(tempfile.mkdtemp(prefix=".tmp-", dir=None if target is None else target.parent))
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=".tmp-", dir=None if target is None else target.parent))
+    except OSError:  # a cache folder we may not write to: build outside the cache
+        folder, target = Path(tempfile.mkdtemp(prefix="kiln-c-")), None
     built = folder / "kernels.so"
     try:
         _run([cc, *opt, *SHARED_LIBRARY_FLAGS, SOURCE_NAME, "-o", built.name, "-lm"], source, folder, "C compilation failed")

@@ -12,7 +12,7 @@ the JIT without parsing the IR. LLJIT's ``add_object_img`` was measured faster t
 (about 0.7 ms vs 1.8 ms per small object here; MCJIT also needs a fresh TargetMachine and an empty module per
 engine, since the engine takes ownership of the TargetMachine).
 
-All LLVM work holds one lock: llvmlite shares one LLVMContext per process, which is not thread-safe.
+Every LLVM call holds one lock: llvmlite shares one LLVMContext per process, which is not thread-safe.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from kiln.runtime import cache
-from kiln.targets.description import host_cpu
 from kiln.runtime.errors import CompileError
 from kiln.runtime.program import LoadedKernels
+from kiln.targets.description import host_cpu
 
 OBJECT_NAMESPACE = "llvm-obj"
 
@@ -57,7 +57,7 @@ def parse_ir(ir: str) -> llvm.ModuleRef:
         try:
             module = llvm.parse_assembly(ir)
         except RuntimeError as e:
-            raise CompileError(f"invalid LLVM IR: {_strip(str(e), 'LLVM IR parsing error')}") from None
+            raise CompileError(f"invalid LLVM IR: {str(e).removeprefix('LLVM IR parsing error').strip()}") from None
         try:
             module.verify()
         except RuntimeError as e:
@@ -111,29 +111,28 @@ def compile_object(ir: str, opt_level: int = 3) -> bytes:
 
 @functools.cache
 def _jit() -> tuple[llvm.LLJIT, llvm.TargetMachine]:
+    """The process's JIT and the target machine it was made from (called under ``_lock``: created once)."""
     tm = _target_machine(3)
-    return llvm.create_lljit_compiler(tm), tm  # the target machine is kept alive with the JIT
+    return llvm.create_lljit_compiler(tm), tm
 
 
 def load_object(obj: bytes, names: Iterable[str]) -> LoadedKernels:
     """Link an object file into the JIT and return the addresses of the functions ``names``."""
     names = list(dict.fromkeys(names))
-    jit, _ = _jit()
     builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
     for name in names:
         builder.export_symbol(name)
     with _lock:
+        jit = _jit()
         try:
-            tracker = builder.link(jit, f"kiln{next(_library_ids)}")
+            tracker = builder.link(jit[0], f"kiln{next(_library_ids)}")
         except RuntimeError as e:
             raise CompileError(f"cannot load the compiled kernels: {e}") from None
-    return LoadedKernels({name: tracker[name] for name in names}, tracker)
+    # the handle keeps the JIT (and its target machine) alive as long as the library; a tuple drops its
+    # items last-first, so the library is removed before its JIT could be
+    return LoadedKernels({name: tracker[name] for name in names}, (jit, tracker))
 
 
 def load_kernels(ir: str, names: Iterable[str], opt_level: int = 3) -> LoadedKernels:
     """Compile (or fetch from the cache) and load the kernels ``names`` defined in ``ir``."""
     return load_object(compile_object(ir, opt_level), names)
-
-
-def _strip(message: str, prefix: str) -> str:
-    return message.removeprefix(prefix).strip()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -116,8 +117,6 @@ def test_without_cache_leaves_no_files(monkeypatch: pytest.MonkeyPatch, cache_di
     monkeypatch.setenv("KILN_NO_CACHE", "1")
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    import tempfile
-
     monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
     run_scaled_exp(toolchain.load_c(SOURCE, ["scaled_exp"]))
     assert not cache_dir.exists()
@@ -128,3 +127,16 @@ def test_missing_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CC", "no-such-compiler-kiln")
     with pytest.raises(KilnError, match="C compiler 'no-such-compiler-kiln' not found"):
         toolchain.load_c(SOURCE, ["scaled_exp"])
+
+
+def test_unwritable_cache_folder_is_skipped(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
+    real_mkdtemp = tempfile.mkdtemp
+
+    def mkdtemp(prefix: str = "", dir: str | None = None) -> str:  # noqa: A002 - tempfile's own name
+        if dir is not None:
+            raise PermissionError(13, "Permission denied", dir)
+        return real_mkdtemp(prefix=prefix)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+    run_scaled_exp(toolchain.load_c(SOURCE, ["scaled_exp"]))
+    assert libraries(cache_dir) == []
