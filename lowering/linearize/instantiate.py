@@ -211,7 +211,7 @@ class Instantiator:
         unrolled = [r for r in op.ranges if self.ranges[r].kind in EXPANDED]
         for info in loops:
             if info.kind == K.AxisKind.GROUP_REDUCE:
-                raise unsupported_kind(op, info.kind, self.target)
+                raise unsupported_kind(info, self.target)
         loops.sort(key=lambda info: info.position)
 
         def combine(inner_env: dict[SSAValue, Bound], start: list[Node]) -> Node:

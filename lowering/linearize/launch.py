@@ -41,9 +41,15 @@ class RangeInfo:
     def const_size(self) -> int | None:
         return const_value(self.size)
 
+    @property
+    def op(self) -> Operation:
+        """The ``kernel.range`` (where errors about the range are reported)."""
+        assert isinstance(self.value.owner, Operation)
+        return self.value.owner
 
-def unsupported_kind(op: Operation, kind: AxisKind, target: TargetDescription) -> Exception:
-    return error_at(op, f"range kind {kind.value} not supported on target {target.name}")
+
+def unsupported_kind(r: RangeInfo, target: TargetDescription) -> Exception:
+    return error_at(r.op, f"range kind {r.kind.value} not supported on target {target.name}")
 
 
 def describe_range(r: RangeInfo) -> str:
@@ -66,7 +72,7 @@ class Launch:
     def check_kinds(self, unsupported: tuple[AxisKind, ...]) -> None:
         for r in self.outer:
             if r.kind in unsupported:
-                raise unsupported_kind(self.kernel, r.kind, self.target)
+                raise unsupported_kind(r, self.target)
 
     def bindings(self, path: tuple[RangeInfo, ...]) -> tuple[dict[SSAValue, Binding], Scope]:
         """Bindings for outer ranges ``path`` (in nesting order) and the innermost scope they open."""
@@ -185,7 +191,7 @@ class GpuLaunch(Launch):
             raise error_at(self.kernel, f"{len(locals_)} local ranges; target {self.target.name} has 3 workgroup axes")
         for axis, r in enumerate(reversed(locals_)):
             if r.const_size is None:
-                raise error_at(self.kernel, f"local range {describe_range(r)} must have a constant size")
+                raise error_at(r.op, f"local range {describe_range(r)} must have a constant size")
             sizes[axis] = r.const_size
             self.local_ids[r.value] = self.program.node("special", (), r.size.type, f"local_id.{AXES[axis]}")
         limits = self.target.max_workgroup_dims
