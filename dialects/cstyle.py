@@ -266,7 +266,9 @@ class FuncOp(IRDLOperation):
     def parse(cls, parser: Parser) -> FuncOp:
         flavour = parser.parse_keyword_in(FLAVOURS, " (the C flavour of cstyle.func)")
         name = parser.parse_symbol_name()
-        args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True))
+        args = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True)
+        )
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region(args)
         return cls.create(
@@ -517,7 +519,8 @@ class LoadOp(IRDLOperation):
 
     def __init__(self, ptr: SSAValue, index: SSAValue | Operation, gate: SSAValue | Operation | None = None):
         assert isinstance(ptr.type, PtrType)
-        super().__init__(operands=[ptr, index, [gate] if gate is not None else []], result_types=[ptr.type.element_type])
+        gates = [gate] if gate is not None else []
+        super().__init__(operands=[ptr, index, gates], result_types=[ptr.type.element_type])
 
     def verify_(self) -> None:
         t = _check_element_access(self, self.ptr, self.index)
@@ -641,7 +644,8 @@ class LiteralOp(IRDLOperation):
 
     @classmethod
     def of(cls, number: int | float | bool, t: Attribute) -> LiteralOp:
-        return cls(FloatAttr(float(number), t) if is_float(t) else IntegerAttr(int(number), t))  # type: ignore[arg-type]
+        value = FloatAttr(float(number), t) if is_float(t) else IntegerAttr(int(number), t)  # type: ignore[arg-type]
+        return cls(value)
 
     def verify_(self) -> None:
         if not isinstance(self.value, IntegerAttr | FloatAttr):
@@ -746,7 +750,8 @@ class BinaryOp(IRDLOperation):
         kind = BINARY_OPERATORS[op]
         _check_operator_operand(op, kind, t)
         if self.result.type != self.result_type(op, t):
-            raise VerifyException(f"cstyle.binary '{op}' on {t} gives {self.result_type(op, t)}, not {self.result.type}")
+            expected = self.result_type(op, t)
+            raise VerifyException(f"cstyle.binary '{op}' on {t} gives {expected}, not {self.result.type}")
         divisor = _literal_int(self.rhs)
         if op in ("/", "%") and divisor == 0:
             raise VerifyException(f"cstyle.binary '{op}' by the literal 0 is undefined in C")
@@ -902,7 +907,8 @@ class CallOp(IRDLOperation):
         pos = parser.pos
         t = parser.parse_function_type()
         if len(t.inputs) != len(args) or len(t.outputs) != 1:
-            parser.raise_error(f"expected a function type of {len(args)} inputs and one result, got {t}", pos, parser.pos)
+            expected = f"expected a function type of {len(args)} inputs and one result, got {t}"
+            parser.raise_error(expected, pos, parser.pos)
         return cls.create(
             operands=[parser.resolve_operand(a, ty) for a, ty in zip(args, t.inputs.data)],
             properties={"callee": callee},

@@ -85,10 +85,10 @@ class _KernelConverter:
         self.kernel = kernel
         self.lanes: dict[SSAValue, list[SSAValue]] = {}
         """uop value -> its cstyle values, one per lane (one for a scalar; the variables for an accumulator)."""
-        self.blocks: list[tuple[Operation | None, Block]] = []
-        """Open brackets: the uop.range / uop.if that opened each block being filled (None: the function body)."""
+        self.blocks: list[Block] = []
+        """The blocks being filled: the function body, then one per open range/if bracket (innermost last)."""
         self.current: Operation | None = None
-        """The uop op being converted: the location and name the new cstyle ops take over."""
+        """The uop op being converted: the new cstyle ops take over its location."""
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -105,14 +105,15 @@ class _KernelConverter:
             arg.name_hint = p.result.name_hint or f"p{p.index.value.data}"
         for name, arg in zip(CORE_PARAMS, args[len(params) :]):
             arg.name_hint = name
-        self.blocks.append((None, func.body.block))
+        self.blocks.append(func.body.block)
         for op in self.kernel.body.block.ops:
             self.current = op
             self._convert_op(op)
         return func
 
     def _params(self) -> list[uop.ParamOp]:
-        params = sorted((o for o in self.kernel.body.block.ops if isinstance(o, uop.ParamOp)), key=lambda p: p.index.value.data)
+        ops = self.kernel.body.block.ops
+        params = sorted((o for o in ops if isinstance(o, uop.ParamOp)), key=lambda p: p.index.value.data)
         for expected, p in enumerate(params):
             if p.index.value.data != expected:
                 raise error_at(
@@ -129,7 +130,7 @@ class _KernelConverter:
 
     @property
     def block(self) -> Block:
-        return self.blocks[-1][1]
+        return self.blocks[-1]
 
     def _convert_op(self, op: Operation) -> None:
         match op:
@@ -141,10 +142,10 @@ class _KernelConverter:
                 loop = self._add(cstyle.ForOp(self._scalar(op.lo), self._scalar(op.hi)))
                 loop.counter.name_hint = op.result.name_hint
                 self.lanes[op.result] = [loop.counter]
-                self.blocks.append((op, loop.body.block))
+                self.blocks.append(loop.body.block)
             case uop.IfOp():
                 branch = self._add(cstyle.IfOp(self._scalar(op.cond)))
-                self.blocks.append((op, branch.body.block))
+                self.blocks.append(branch.body.block)
             case uop.EndOp() | uop.EndIfOp():
                 self.blocks.pop()  # the uop verifier guarantees it closes the innermost bracket
             case uop.LoadOp():
@@ -180,19 +181,21 @@ class _KernelConverter:
     def _special(self, op: uop.SpecialOp) -> None:
         name = op.special.data
         if name not in CORE_PARAMS:
-            raise error_at(op, f"uop.special {name} is a GPU launch id; on the C target a kernel only has {' and '.join(CORE_PARAMS)}")
-        args = self.blocks[0][1].args
+            only = " and ".join(CORE_PARAMS)
+            raise error_at(op, f"uop.special {name} is a GPU launch id; on the C target a kernel only has {only}")
+        args = self.blocks[0].args
         self.lanes[op.result] = [args[len(args) - len(CORE_PARAMS) + CORE_PARAMS.index(name)]]
 
     def _load(self, op: uop.LoadOp) -> None:
         ptr, index = self._scalar(op.ptr), self._scalar(op.index)
         gate = self._scalar(op.gate) if op.gate is not None else None
-        self._define(op, [self._add(cstyle.LoadOp(ptr, idx, gate)).result for idx in self._lane_indices(index, op.result.type)])
+        indices = self._lane_indices(index, op.result.type)
+        self._define(op, [self._add(cstyle.LoadOp(ptr, idx, gate)).result for idx in indices])
 
     def _store(self, op: uop.StoreOp) -> None:
         ptr, index = self._scalar(op.ptr), self._scalar(op.index)
         if op.gate is not None:
-            self.blocks.append((op, self._add(cstyle.IfOp(self._scalar(op.gate))).body.block))
+            self.blocks.append(self._add(cstyle.IfOp(self._scalar(op.gate))).body.block)
         for idx, value in zip(self._lane_indices(index, op.value.type), self.lanes[op.value], strict=True):
             self._add(cstyle.StoreOp(ptr, idx, value))
         if op.gate is not None:
@@ -209,7 +212,10 @@ class _KernelConverter:
     def _const(self, op: uop.ConstOp) -> None:
         value = op.value
         t = c_type(element_type(op.result.type))
-        numbers = value.get_values() if isinstance(value, DenseIntOrFPElementsAttr) else [value.value.data]  # type: ignore[union-attr]
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            numbers = list(value.get_values())
+        else:
+            numbers = [value.value.data]  # type: ignore[union-attr]
         if len(numbers) == 1:
             numbers = numbers * lanes(op.result.type)
         self._define(op, [self._constant(n, t) for n in numbers])
@@ -277,7 +283,9 @@ class _KernelConverter:
             return self._cast(wide, dst)
         if dst in cstyle.STORAGE_ONLY:
             name = dtype_name(dst)
-            return self._call(f"kiln_f32_to_{name}", x) if src == F32 else self._call(f"kiln_f64_to_{name}", self._cast(x, F64))
+            if src == F32:
+                return self._call(f"kiln_f32_to_{name}", x)
+            return self._call(f"kiln_f64_to_{name}", self._cast(x, F64))
         return self._cast(x, dst)
 
     def _bitcast(self, x: SSAValue, dst: Attribute) -> SSAValue:
@@ -367,7 +375,9 @@ class _KernelConverter:
         x = xs[0]
         zero = self._literal(0, t)
         if kind == "abs":
-            return x if is_unsigned(t) else self._select(self._binary("<", x, zero), self._int_alu(op, "neg", uop_type, [x]), x)
+            if is_unsigned(t):
+                return x
+            return self._select(self._binary("<", x, zero), self._int_alu(op, "neg", uop_type, [x]), x)
         if kind == "sign":
             if is_unsigned(t):
                 return self._cast(self._binary("!=", x, zero), t)
