@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
 from kiln.dialects.types import Shape
 from kiln.jit import debug
@@ -23,10 +24,16 @@ from kiln.runtime.program import ProgramSpec
 class CompiledGraph:
     """Call with one array per function argument; returns the output arrays (fresh on every call)."""
 
-    __slots__ = ("name", "device", "run", "input_shapes", "program", "n_ops")
+    __slots__ = ("name", "device", "run", "input_shapes", "program", "n_ops", "module")
 
     def __init__(
-        self, name: str, device: str, run: Callable[..., list[np.ndarray]], input_shapes: list[Shape], n_ops: int
+        self,
+        name: str,
+        device: str,
+        run: Callable[..., list[np.ndarray]],
+        input_shapes: list[Shape],
+        n_ops: int,
+        module: ModuleOp,
     ):
         self.name = name
         self.device = device
@@ -36,6 +43,18 @@ class CompiledGraph:
         self.program = spec if isinstance(spec, ProgramSpec) else None
         """The compiled schedule (kernels, launches), for devices that have one; None for the interpreter."""
         self.n_ops = n_ops
+        self.module = module
+        """The traced `graph` module that was compiled."""
+
+    @property
+    def graph_ir(self) -> str:
+        """The traced `graph` function as text (``kiln-opt`` reads it)."""
+        return str(self.module)
+
+    @property
+    def source(self) -> str:
+        """The generated code (LLVM IR, C, ...); the graph IR for the interpreter, which runs it directly."""
+        return self.program.kernels.source if self.program is not None else self.graph_ir
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         if not debug.level():
@@ -61,7 +80,7 @@ def compile_graph(
     run = dev.compile(module, name)
     seconds = time.perf_counter() - start
     n_ops = sum(1 for n in sub.order if n.op not in ("buffer", "input"))
-    compiled = CompiledGraph(name, device, run, [a.shape for a in args], n_ops)
+    compiled = CompiledGraph(name, device, run, [a.shape for a in args], n_ops, module)
     if debug.level():
         debug.report_compile(name, device, seconds, compiled.program, module, pipeline)
     return compiled

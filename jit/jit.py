@@ -111,7 +111,7 @@ class _Compiled:
 
 
 def _symbol_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", name) or "f"
+    return re.sub(r"[^A-Za-z0-9_]", "", name) or "f"
 
 
 class JitFunction:
@@ -128,6 +128,11 @@ class JitFunction:
         self._programs: dict[Hashable, _Compiled] = {}
         self._last_signature: Hashable | None = None
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    @property
+    def compiled(self) -> list[CompiledGraph]:
+        """Every program compiled so far, in trace order (``.graph_ir``, ``.source``, ``.program``)."""
+        return [entry.program for entry in self._programs.values()]
 
     def reset(self) -> None:
         """Forget every compiled signature (the next call traces again)."""

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-import kiln.jit as kj
-from kiln.jit import Dim, Tensor
+from kiln.jit import Dim, JitFunction, Tensor, jit
 
 from test_tensor_cases import BINDINGS, CASES, DEVICES, GROUPS, Case, assert_matches, call, require
 
@@ -24,9 +23,9 @@ def _bindings(case: Case) -> Sequence[int]:
     return BINDINGS if case.symbolic else BINDINGS[-1:]
 
 
-def _jitted(case: Case, device: str) -> kj.JitFunction:
+def _jitted(case: Case, device: str) -> JitFunction:
     dims = {i: {0: N} for i, (shape, _) in enumerate(case.inputs) if shape and shape[0] == "N"} if case.symbolic else {}
-    return kj.jit(case.fn, dims=dims, device=device)
+    return jit(case.fn, dims=dims, device=device)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -77,7 +76,7 @@ def test_group_on_device(device: str, group: str) -> None:
                 if shape and shape[0] == "N":
                     dims[at] = {0: N}
                 at += 1
-    jitted = kj.jit(fn, dims=dims, device=device)
+    jitted = jit(fn, dims=dims, device=device)
     for n in BINDINGS if symbolic else BINDINGS[-1:]:
         per_case = [c.arrays(n, seed=n) for c in cases]
         flat = [a for arrays in per_case for a in arrays]
