@@ -9,7 +9,8 @@ one use in the same block, if it is pure or, for a load or a variable read, if n
 statement that prints it could change what it reads (a store for a load, an assignment to its variable for a
 read, any loop or if for both; loop bounds never inline a read, since C re-evaluates them). Everything else
 becomes a named local, ``float v = ...;``. Operands are parenthesized by C precedence, and wherever gcc's
-``-Wparentheses`` would ask for it.
+``-Wparentheses`` would ask for it. An integer literal is cast to its type where C would otherwise compute in
+``int``: as the left operand of a shift, or when both operands of an operator are literals.
 
 Storage types: ``kiln_bf16`` is ``uint16_t``; ``kiln_f16`` is ``_Float16`` where the compiler has it
 (``__FLT16_MAX__``) and ``uint16_t`` otherwise or when ``KILN_NO_FLOAT16`` is defined; the conversion helpers
@@ -492,7 +493,10 @@ class _FunctionPrinter:
             case cstyle.LiteralOp():
                 return _literal(op.value, self.prelude)  # type: ignore[arg-type]
             case cstyle.BinaryOp():
-                return _binary(op.operator.data, self._operand(op.lhs), self._operand(op.rhs))
+                lhs = self._operand(op.lhs)
+                if _is_int_literal(op.lhs) and (op.operator.data in ("<<", ">>") or _is_int_literal(op.rhs)):
+                    lhs = self._typed(lhs, op.lhs.type)  # else C computes in int, whatever the IR type
+                return _binary(op.operator.data, lhs, self._operand(op.rhs))
             case cstyle.UnaryOp():
                 return _unary(op.operator.data, self._operand(op.operand))
             case cstyle.SelectOp():
@@ -516,6 +520,12 @@ class _FunctionPrinter:
                 return _Expr(self.names[op.var], PRIMARY)
         raise error_at(op, f"the C emitter cannot emit {op.name}")
 
+    def _typed(self, literal: _Expr, t: Attribute) -> _Expr:
+        """An integer literal with the C type of ``t`` (a bare one is an ``int``)."""
+        if t == DTYPES["i32"]:
+            return literal
+        return _Expr(f"({self._value_type(t)}){literal.text}", UNARY)
+
     def _bitcast(self, op: cstyle.BitcastOp) -> _Expr:
         src, dst = op.input.type, op.result.type
         operand = self._operand(op.input)
@@ -537,6 +547,11 @@ class _FunctionPrinter:
             restrict = "restrict " if t.is_restrict else ""
             return f"{const}{self._value_type(t.element_type)} *{restrict}"
         return self._value_type(t) + " "
+
+
+def _is_int_literal(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, cstyle.LiteralOp) and isinstance(owner.value, IntegerAttr)
 
 
 def _is_c_integer(t: Attribute) -> bool:

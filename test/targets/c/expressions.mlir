@@ -12,7 +12,7 @@
 // CHECK-NEXT:    int32_t b = p[1];
 // CHECK-NEXT:    _Bool eq = a == b;
 // CHECK-NEXT:    p[0] = eq ? ((a < b) == eq ? (a << b) & int_ : -(a - (b - int_))) : -(-1);
-// CHECK-NEXT:    f[0] = ((double)(INT64_MIN + INT64_C(1099511627776) + (int64_t)4294967295u + (int64_t)UINT64_C(18446744073709551615)) * HUGE_VAL + (double)NAN) / -0.0;
+// CHECK-NEXT:    f[0] = ((double)((int64_t)INT64_MIN + INT64_C(1099511627776) + (int64_t)4294967295u + (int64_t)UINT64_C(18446744073709551615)) * HUGE_VAL + (double)NAN) / -0.0;
 // CHECK-NEXT:    p[1] = (int32_t)(uint32_t)(union { float from; int32_t to; }){ (1 < n ? q[1] : 0) * 0.1f }.to;
 // CHECK-NEXT:    int32_t float_ = int_;
 // A read used by a loop bound is a local: C evaluates the bound before every iteration.
@@ -21,6 +21,8 @@
 // CHECK-NEXT:      float_ = float_ + 1;
 // CHECK-NEXT:    }
 // CHECK-NEXT:    p[0] = float_;
+// An integer literal keeps its type where C would compute in int: both operands literals, left of a shift.
+// CHECK-NEXT:    f[1] = (double)((int64_t)100000 * 100000 + (int64_t)((uint64_t)1 << (uint64_t)n));
 // CHECK-NEXT:  }
 cstyle.func c @expressions(%p: !cstyle.ptr<i32, restrict>, %f: !cstyle.ptr<f64>, %q: !cstyle.ptr<const f32>, %int: i32, %n: i64) {
   %c0 = cstyle.literal 0 : i64
@@ -77,5 +79,14 @@ cstyle.func c @expressions(%p: !cstyle.ptr<i32, restrict>, %f: !cstyle.ptr<f64>,
   }
   %fin = cstyle.read %float : i32
   cstyle.store %p[%c0] = %fin
+  %k = cstyle.literal 100000 : i64
+  %kk = cstyle.binary "*" %k, %k : i64
+  %one = cstyle.literal 1 : ui64
+  %amount = cstyle.cast %n : i64 -> ui64
+  %bit = cstyle.binary "<<" %one, %amount : ui64
+  %bit64 = cstyle.cast %bit : ui64 -> i64
+  %sum = cstyle.binary "+" %kk, %bit64 : i64
+  %sumf = cstyle.cast %sum : i64 -> f64
+  cstyle.store %f[%c1] = %sumf
   %unused = cstyle.binary "+" %a, %b : i32
 }
