@@ -17,11 +17,13 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
+from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, is_vector, lanes
-from kiln.dialects.types import to_numpy
+from kiln.dialects.types import BufferType, numel, to_numpy
 from kiln.lowering.kernel_to_uop import ConvertKernelToUop
 from kiln.passes.symbolic import c_div, c_mod
+from kiln.passes.uop_simplify import UopSimplify
 from kiln.registry import make_context
 from kiln.runtime.symexpr import evaluate
 
@@ -204,11 +206,13 @@ def launch(kernel: U.UopKernelOp, args: list, symbols: dict[str, int] | None = N
 # helpers
 
 
-def linearize(text: str, target: str = "cpu-llvm") -> U.UopKernelOp:
+def linearize(text: str, target: str = "cpu-llvm", simplify: bool = False) -> U.UopKernelOp:
     ctx = make_context()
     module = Parser(ctx, text).parse_module()
     module.verify()
     ConvertKernelToUop(target=target).apply(ctx, module)
+    if simplify:
+        UopSimplify().apply(ctx, module)
     module.verify()
     (kernel,) = [op for op in module.ops if isinstance(op, U.UopKernelOp)]
     return kernel
@@ -725,6 +729,38 @@ def test_vector_accesses_on_gpus_must_be_aligned(target: str, vector_loads: int)
     x, out = f32(8), np.zeros((5, 4), np.float32)
     launch(k, [x, out.reshape(-1)])
     np.testing.assert_array_equal(out, np.lib.stride_tricks.sliding_window_view(x, 4)[:5])
+
+
+def _random_args(text: str, symbols: dict[str, int]) -> list:
+    """Random contents for every buffer argument of the kernel in ``text``, symbol values for index ones."""
+    (kernel,) = [op for op in Parser(make_context(), text).parse_module().ops if isinstance(op, K.KernelOp)]
+    names = iter(s.data for s in kernel.attributes["symbols"].data)  # type: ignore[union-attr]
+    rng = np.random.default_rng(7)
+    args: list = []
+    for arg in kernel.args:
+        if isinstance(arg.type, BufferType):
+            values = rng.standard_normal(numel(arg.type.shape, symbols)) * 8
+            args.append(values.astype(to_numpy(arg.type.element_type)))
+        else:
+            args.append(symbols[next(names)])
+    return args
+
+
+@pytest.mark.parametrize("target", ["cpu-llvm", "webgpu"])
+@pytest.mark.parametrize(
+    ("text", "symbols"),
+    [(ELEMENTWISE, {"N": 5}), (MATMUL, {"N": 3}), (SOFTMAX, {"N": 2}), (NESTED, {}), (PAD, {}), (UPCAST_MATMUL, {}), (SLIDING, {})],
+    ids=["elementwise", "matmul", "softmax", "nested", "pad", "upcast", "sliding"],
+)
+def test_uop_simplify_keeps_the_meaning(text: str, symbols: dict[str, int], target: str) -> None:
+    plain, simplified = linearize(text, target), linearize(text, target, simplify=True)
+    results = []
+    for kernel in (plain, simplified):
+        args = _random_args(text, symbols)
+        launch(kernel, args, symbols)
+        results.append(args)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
 
 
 # ---------------------------------------------------------------------------------------------
