@@ -123,7 +123,7 @@ class Tensor:
         if isinstance(data, Tensor):
             self._node = data._node if dtype is None else _cast(data._node, dtype_name(dtype))
             return
-        if isinstance(data, bool | int | float):
+        if isinstance(data, bool | int | float) and not isinstance(data, np.generic):
             name = dtype_name(dtype) if dtype is not None else scalar_dtype(data)
             self._node = lazy.const(_scalar_in(data, name), (), name)
             return
@@ -300,7 +300,7 @@ class Tensor:
             if other.device != self.device:
                 raise ValueError(f"tensors on different devices: {self.device} and {other.device} (use .to())")
             return other.dtype, other._node
-        if isinstance(other, bool | int | float):
+        if isinstance(other, bool | int | float) and not isinstance(other, np.generic):
             return other, None
         if isinstance(other, np.ndarray | np.generic | list | tuple):
             t = Tensor(other, device=self.device)
