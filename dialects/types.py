@@ -60,27 +60,30 @@ _NAME_OF: dict[Attribute, str] = {t: n for n, t in DTYPES.items()}
 
 
 
+_NUMPY: dict[str, np.dtype] = {
+    "i1": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+}
+"""kiln dtype name -> numpy dtype, except bf16 (see `_bfloat16`)."""
+
+
 @functools.cache
-def _numpy_table() -> dict[str, np.dtype]:
-    """kiln dtype name -> numpy dtype. Built on first use: importing ml_dtypes (for bf16) costs about a
-    second, which every kiln-opt run would otherwise pay."""
+def _bfloat16() -> np.dtype:
+    """ml_dtypes' bfloat16, imported on first use: the import costs most of a second, which a program
+    without bf16 (and every kiln-opt run) should not pay."""
     import ml_dtypes
 
-    return {
-        "i1": np.dtype(np.bool_),
-        "i8": np.dtype(np.int8),
-        "i16": np.dtype(np.int16),
-        "i32": np.dtype(np.int32),
-        "i64": np.dtype(np.int64),
-        "ui8": np.dtype(np.uint8),
-        "ui16": np.dtype(np.uint16),
-        "ui32": np.dtype(np.uint32),
-        "ui64": np.dtype(np.uint64),
-        "f16": np.dtype(np.float16),
-        "bf16": np.dtype(ml_dtypes.bfloat16),
-        "f32": np.dtype(np.float32),
-        "f64": np.dtype(np.float64),
-    }
+    return np.dtype(ml_dtypes.bfloat16)
 
 
 def dtype_name(t: Attribute) -> str:
@@ -113,15 +116,17 @@ def to_numpy(t: Attribute | str) -> np.dtype:
     name = t if isinstance(t, str) else dtype_name(t)
     if name == "index":
         return np.dtype(np.int64)
-    return _numpy_table()[name]
+    return _bfloat16() if name == "bf16" else _NUMPY[name]
 
 
 def from_numpy(dt: np.dtype | type) -> Attribute:
     """The kiln dtype of a numpy dtype."""
     dt = np.dtype(dt)
-    for name, candidate in _numpy_table().items():
+    for name, candidate in _NUMPY.items():
         if candidate == dt:
             return DTYPES[name]
+    if dt.name == "bfloat16" and dt == _bfloat16():
+        return DTYPES["bf16"]
     raise ValueError(f"numpy dtype {dt} has no kiln equivalent")
 
 

@@ -68,12 +68,12 @@ def graph_op(name: str) -> Callable[[Callable[..., object]], Callable[..., np.nd
 
 
 def is_float(dt: np.dtype) -> bool:
-    return dt.kind == "f" or dt == to_numpy("bf16")
+    return dt.kind == "f" or dt.name == "bfloat16"
 
 
 def compute_dtype(dt: np.dtype) -> np.dtype:
     """The dtype math on ``dt`` is carried out in: f32 for f16/bf16, ``dt`` itself otherwise."""
-    return F32 if dt in (np.dtype(np.float16), to_numpy("bf16")) else dt
+    return F32 if dt == np.dtype(np.float16) or dt.name == "bfloat16" else dt
 
 
 def lowest(dt: np.dtype) -> float | int | bool:
