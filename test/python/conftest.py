@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import io
+import os
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pytest
 
 from kiln.tools.errors import run_tool
+
+# Compiled kernels and tuning results go to a cache private to this test session (not ~/.cache/kiln), unless
+# the caller chose a cache directory.
+os.environ.setdefault("KILN_CACHE_DIR", tempfile.mkdtemp(prefix="kiln-test-cache-"))
 
 
 @dataclass
