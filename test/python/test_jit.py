@@ -320,3 +320,29 @@ def test_applied_opts_are_read_from_the_kernels() -> None:
     sub = Subgraph.of([(rows(2) * 2).sum(1)._node])
     opts = debug.applied_opts(sub.module("f", sub.leaves), PIPELINES["lower-to-kernel"])
     assert opts and all(isinstance(v, list) for v in opts.values())
+
+
+def test_schedule_report_of_a_compiled_program(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """What KILN_DEBUG prints per call for a device with kernels: launch sizes for the bound symbols, work, rates."""
+    from kiln.runtime.program import BufferSpec, KernelsArtifact, LaunchSpec, ProgramSpec, TensorSpec
+
+    program = ProgramSpec(
+        "f",
+        (TensorSpec(("N", 4), "f32"),),
+        (("N", 1, 64),),
+        (BufferSpec(0, ("N", 4), "f32", input=0), BufferSpec(1, ("N",), "f32", slot=0)),
+        (1,),
+        (
+            LaunchSpec("f_k0", (("buf", 0), ("buf", 1), ("sym", "N")), core_extent="N", core_work=8),
+            LaunchSpec("f_k1", (("buf", 1),), global_size=("ceildiv(N, 2)", 1, 1), local_size=(2, 1, 1)),
+        ),
+        KernelsArtifact("cpu-llvm", ""),
+    )
+    env = debug.bind_symbols([("N", 4)], [np.zeros((10, 4), np.float32)])
+    assert env == {"N": 10}
+    monkeypatch.setenv("KILN_DEBUG", "2")
+    debug.report_call("f", "cpu-llvm", program, env, 2e-6, 2)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("kiln: @f on cpu-llvm (N=10): 2 launches in 2 us, 0.04 GFLOP/s, 0.12 GB/s")
+    assert lines[1] == "    0 @f_k0: 10 indices split over cores, ~80 ops, 200 bytes"
+    assert lines[2] == "    1 @f_k1: grid 5x1x1, block 2x1x1, ~? ops, 40 bytes"
