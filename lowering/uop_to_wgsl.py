@@ -419,16 +419,15 @@ class _KernelConverter:
         if kind in _OPERATORS:
             return self._binary(_OPERATORS[kind], *xs)
         x = xs[0]
-        zero = self._literal(0, t)
         match kind:
             case "neg":  # WGSL has no unary minus on u32
-                return self._unary("-", x) if t == I32 else self._binary("-", zero, x)
+                return self._unary("-", x) if t == I32 else self._binary("-", self._literal(0, t), x)
             case "not":
                 return self._unary("~", x)
             case "abs":
                 return self._call("abs", x) if t == I32 else x
             case "sign":
-                positive = self._literal(1, t)
+                zero, positive = self._literal(0, t), self._literal(1, t)
                 if t == U32:
                     return self._select(self._binary("!=", x, zero), positive, zero)
                 negative = self._select(self._binary("<", x, zero), self._literal(-1, t), zero)

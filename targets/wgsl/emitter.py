@@ -5,7 +5,8 @@ The module holds ``enable f16;`` when f16 appears, the ``kiln_*`` helper functio
 those, and what they use), then per entry its module-scope declarations -- storage bindings 0..n-1, the
 ``struct`` of its i32 scalars and the uniform binding n holding it (only when it has scalars: WGSL has no empty
 structs), its ``var<workgroup>`` arrays -- and its ``@compute @workgroup_size(x, y, z)`` function, named like
-the kernel. Module-scope names are prefixed with the kernel's name (``softmax_k0_x``), so entries never clash.
+the kernel. A comment before them gives the launch grid (the ``global_size`` attribute) when there is one.
+Module-scope names are prefixed with the kernel's name (``softmax_k0_x``), so entries never clash.
 
 Inside a function every value an op computes is named by a ``let`` (from its name in the IR where possible);
 literals, builtin components and scalar params are written where they are used. Operands are names or
@@ -23,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp as HostFuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -249,6 +250,13 @@ def literal(value: IntegerAttr | FloatAttr) -> str:
     return "i32(-2147483648)" if n == -(2**31) else f"{n}i"
 
 
+def _plain(attr: Attribute) -> str:
+    """A launch size as the runtime reads it: the expression string or the integer."""
+    if isinstance(attr, StringAttr):
+        return attr.data
+    return str(attr.value.data) if isinstance(attr, IntegerAttr) else str(attr)
+
+
 def _operand_text(text: str) -> str:
     """An operand as operators may take it: a negative literal is parenthesized (``--`` is a token)."""
     return f"({text})" if text.startswith("-") else text
@@ -291,7 +299,9 @@ class _EntryPrinter:
     def _declarations(self) -> dict[SSAValue, str]:
         """Write the entry's module-scope declarations; returns the text each parameter/array stands for."""
         out: dict[SSAValue, str] = {}
-        self.lines.append(f"// @{self.kernel}")
+        grid = self.entry.attributes.get("global_size")
+        launch = f": dispatch_workgroups({', '.join(_plain(g) for g in grid.data)})" if isinstance(grid, ArrayAttr) else ""
+        self.lines.append(f"// @{self.kernel}{launch}")
         fresh = self.module_names.fresh
         for binding, arg in enumerate(self.entry.buffers):
             name = out[arg] = fresh(f"{self.kernel}_{arg.name_hint or f'buf{binding}'}", f"{self.kernel}_buf")
