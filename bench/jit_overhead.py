@@ -94,7 +94,8 @@ def ctypes_floor(spec: ProgramSpec, inputs: list[np.ndarray]) -> Callable[[], No
 
 def replay_overhead(device: str, calls: int) -> None:
     print(f"replay cost on {device} (µs per call; tiny tensors, so kernels take ~no time)")
-    print(f"{'function':<12} {'launches':>8} {'jit':>9} {'Executable':>11} {'ctypes':>9} {'jit - ctypes per launch':>24}")
+    header = ("function", "launches", "jit", "Executable", "ctypes", "jit - ctypes per launch")
+    print(f"{header[0]:<12} {header[1]:>8} {header[2]:>9} {header[3]:>11} {header[4]:>9} {header[5]:>24}")
     x = Tensor(np.ones(16, np.float32), device=device).realize()
     for fn in (one_kernel, ten_kernels):
         f = jit(fn, device=device)
@@ -109,7 +110,8 @@ def replay_overhead(device: str, calls: int) -> None:
             continue
         floor_us = per_call(ctypes_floor(spec, arrays), calls)
         launches = len(spec.launches)
-        print(f"{fn.__name__:<12} {launches:>8} {jit_us:9.1f} {exe_us:11.1f} {floor_us:9.1f} {(jit_us - floor_us) / launches:24.1f}")
+        per_launch = (jit_us - floor_us) / launches
+        print(f"{fn.__name__:<12} {launches:>8} {jit_us:9.1f} {exe_us:11.1f} {floor_us:9.1f} {per_launch:24.1f}")
 
 
 FIRST_CALL = textwrap.dedent(
@@ -139,7 +141,8 @@ def first_call(device: str) -> None:
         env = {**os.environ, "KILN_CACHE_DIR": cache_dir, "KILN_NO_CACHE": "0"}
         results = []
         for _ in ("cold", "warm"):
-            done = subprocess.run([sys.executable, "-c", FIRST_CALL, str(EXAMPLE), device], env=env, capture_output=True, text=True)
+            command = [sys.executable, "-c", FIRST_CALL, str(EXAMPLE), device]
+            done = subprocess.run(command, env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 print(f"first call of the MLP step failed on {device}:\n{done.stderr}")
                 return
@@ -158,11 +161,11 @@ def tinygrad_overhead(calls: int) -> None:
         return
     print("\ntinygrad TinyJit replay (µs per call)")
     x = TinyTensor.ones(16).contiguous().realize()
-    for name, fn in (("one_kernel", lambda x: (x * 2 + 1).realize()), ("ten_kernels", lambda x: ten_kernels(x).realize())):
-        f = TinyJit(fn)
+    for fn in (one_kernel, ten_kernels):
+        f = TinyJit(lambda x, fn=fn: fn(x).realize())
         for _ in range(3):
             f(x)
-        print(f"  {name:<12} {per_call(lambda: f(x), calls):9.1f}")
+        print(f"  {fn.__name__:<12} {per_call(lambda: f(x), calls):9.1f}")
 
 
 def main() -> None:

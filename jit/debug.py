@@ -44,7 +44,7 @@ def dump_dir() -> Path | None:
 
 
 def lower_with_snapshots(module: Any, pipeline: str, snapshot: Callable[[str, Any], None]) -> None:
-    """Run ``pipeline`` on a copy of ``module``, calling ``snapshot(label, module)`` on the input and after each pass."""
+    """Run ``pipeline`` on a copy of ``module``; ``snapshot(label, module)`` sees the input and each pass's output."""
     from xdsl.passes import PassPipeline
 
     from kiln.registry import get_all_passes, make_context
@@ -89,7 +89,9 @@ def applied_opts(module: Any, pipeline: str) -> dict[str, list[str]]:
     return found
 
 
-def report_compile(name: str, device: str, seconds: float, program: ProgramSpec | None, module: Any, pipeline: str | None) -> None:
+def report_compile(
+    name: str, device: str, seconds: float, program: ProgramSpec | None, module: Any, pipeline: str | None
+) -> None:
     """What ``KILN_DEBUG`` shows once a function is compiled."""
     lvl = level()
     kernels = program.kernel_names() if program is not None else []
@@ -171,7 +173,6 @@ def report_call(
         lines.append(line)
     summary = f"{header}: {len(program.launches)} launch{'es' * (len(program.launches) != 1)}"
     if lvl >= 2:
-        summary += (
-            f" in {seconds * 1e6:.0f} us, {total_work / seconds / 1e9:.2f} GFLOP/s, {total_bytes / seconds / 1e9:.2f} GB/s"
-        )
+        gflops, gbs = total_work / seconds / 1e9, total_bytes / seconds / 1e9
+        summary += f" in {seconds * 1e6:.0f} us, {gflops:.2f} GFLOP/s, {gbs:.2f} GB/s"
     log("\n".join([summary, *lines]))

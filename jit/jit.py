@@ -92,7 +92,8 @@ def _first_difference(old: Hashable, new: Hashable, where: str) -> str | None:
             else:
                 pairs = []
         else:
-            pairs = [(f"{where}[{i}]", a, b) for i, (a, b) in enumerate(zip(olds, news))] if len(olds) == len(news) else []
+            same_length = len(olds) == len(news)
+            pairs = [(f"{where}[{i}]", a, b) for i, (a, b) in enumerate(zip(olds, news))] if same_length else []
         for path, a, b in pairs:
             if (found := _first_difference(a, b, path)) is not None:
                 return found
@@ -150,7 +151,7 @@ class JitFunction:
         key = (structure, device, *[(a.shape, a.dtype) for a in arrays])
         entry = self._replay.get(key)
         if entry is None:
-            entry = self._miss(key, structure, leaves, arrays, device, args, kwargs)
+            entry = self._miss(key, structure, arrays, device, args, kwargs)
         outputs = entry.program(*arrays, *entry.captured)
         results = [Tensor._of(lazy.buffer(a, d), entry.device) for a, d in zip(outputs, entry.out_dtypes)]
         if entry.out_structure == _LEAF:
@@ -168,7 +169,9 @@ class JitFunction:
         for t in leaves:
             if isinstance(t, Tensor):
                 if t.device != device:
-                    raise JitError(f"@kiln.jit function '{self.name}' runs on {device}, got a tensor on {t.device} (use .to())")
+                    raise JitError(
+                        f"@kiln.jit function '{self.name}' runs on {device}, got a tensor on {t.device} (use .to())"
+                    )
                 arrays.append(t._node.arg)
             else:
                 arrays.append(t)
@@ -211,8 +214,13 @@ class JitFunction:
     # ------------------------------------------------------------------------------------------- compiling
 
     def _miss(
-        self, key: Hashable, structure: Hashable, leaves: list[Any], arrays: list[np.ndarray], device: str,
-        args: tuple[Any, ...], kwargs: dict[str, Any],
+        self,
+        key: Hashable,
+        structure: Hashable,
+        arrays: list[np.ndarray],
+        device: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
     ) -> _Compiled:
         owners = self._owners(args, kwargs)
         missing = set(self._dims) - {o for o in owners if o is not None}
@@ -227,7 +235,7 @@ class JitFunction:
         if entry is None:
             if debug.level():
                 debug.log(self._why(signature, problem))
-            entry = self._trace(structure, shapes, dims, device, leaves)
+            entry = self._trace(structure, shapes, dims, device)
             self._programs[signature] = entry
             self._last_signature = signature
         self._replay[key] = entry
@@ -243,7 +251,7 @@ class JitFunction:
             return head
         change = self._changed_argument(self._last_signature[0], structure)
         if change is not None:
-            return f"{head}: retracing because a non-tensor argument changed ({change}); they are compiled in as constants"
+            return f"{head}: retracing, a non-tensor argument changed ({change}); they are compiled in as constants"
         return f"{head}: no compiled signature matches these shapes and dtypes"
 
     def _changed_argument(self, old: Hashable, new: Hashable) -> str | None:
@@ -258,7 +266,7 @@ class JitFunction:
                 return found
         return _first_difference(old[1], new[1], "keyword arguments")  # type: ignore[index]
 
-    def _trace(self, structure: Hashable, shapes: tuple, dims: dict[str, Dim], device: str, leaves: list[Any]) -> _Compiled:
+    def _trace(self, structure: Hashable, shapes: tuple, dims: dict[str, Dim], device: str) -> _Compiled:
         self.trace_count += 1
         trace = Trace(self.name, dims)
         placeholders = [Tensor._of(lazy.placeholder(trace, i, s, dt), device) for i, (s, dt) in enumerate(shapes)]
@@ -274,15 +282,17 @@ class JitFunction:
             if not isinstance(o, Tensor):
                 raise JitError(f"@kiln.jit function '{self.name}' returned a numpy array; return tensors")
             if o._node.trace is not None and o._node.trace is not trace:
-                raise TraceError(f"@kiln.jit function '{self.name}' returned a tensor that escaped the trace of '{o._node.trace.name}'")
+                escaped = o._node.trace.name
+                raise TraceError(f"@kiln.jit function '{self.name}' returned a tensor that escaped the trace of '{escaped}'")
             if o.device != device:
-                raise JitError(f"@kiln.jit function '{self.name}' returned a tensor on {o.device}, but runs on {device}")
+                raise JitError(f"@kiln.jit function '{self.name}' returned a tensor on {o.device}, runs on {device}")
         sub = Subgraph.of([o._node for o in outputs])
         captured = [n for n in sub.leaves if n.op == "buffer"]
         args_nodes = [p._node for p in placeholders] + captured
         bounds = {d.name: (d.lo, d.hi) for d in dims.values()}
         program = compile_graph(sub, self.name, args_nodes, device, bounds)
-        return _Compiled(program, tuple(n.arg for n in captured), out_structure, tuple(o.dtype for o in outputs), device)
+        out_dtypes = tuple(o.dtype for o in outputs)
+        return _Compiled(program, tuple(n.arg for n in captured), out_structure, out_dtypes, device)
 
 
 def _positional_names(fn: Callable[..., Any]) -> list[str]:

@@ -34,11 +34,17 @@ from kiln.jit.dtypes import (
     scalar_dtype,
 )
 from kiln.jit.errors import TraceError
-from kiln.jit.indexing import WHOLE_SYMBOLIC, plan_index
+from kiln.jit.indexing import plan_index
 from kiln.jit.lazy import Node
 from kiln.jit.realize import realize
 from kiln.jit.trace import check_readable, current
 from kiln.runtime.devices import DEFAULT_DEVICE
+
+
+Axes = int | Sequence[int] | None
+Pair = int | Sequence[int]
+ShapeLike = DimLike | Sequence[DimLike]
+
 
 def default_device() -> str:
     """``$KILN_DEVICE`` if set, else the runtime's default (``cpu-llvm``)."""
@@ -73,7 +79,7 @@ def _shape_arg(shape: Sequence[Any]) -> Shape:
         if isinstance(d, Dim):
             trace = current()
             if trace is None or trace.dims.get(d.name) != d:
-                raise ValueError(f"symbolic dim {d.name} is only defined inside the @kiln.jit function that declares it")
+                raise ValueError(f"symbolic dim {d.name} only exists inside the @kiln.jit function that declares it")
             out.append(d.name)
         elif isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0:
             out.append(int(d))
@@ -149,18 +155,18 @@ class Tensor:
     # ------------------------------------------------------------------------------------------- creation
 
     @staticmethod
-    def full(shape: Sequence[DimLike] | DimLike, value: Scalar, dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
+    def full(shape: ShapeLike, value: Scalar, dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
         """Every element ``value`` (a splat constant, no memory until realized)."""
         dims = _shape_arg(shape if isinstance(shape, tuple | list) else (shape,))
         name = dtype_name(dtype) if dtype is not None else scalar_dtype(value)
         return Tensor._of(_leaf(lazy.const(_scalar_in(value, name), dims, name)), device or default_device())
 
     @staticmethod
-    def zeros(*shape: DimLike | Sequence[DimLike], dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+    def zeros(*shape: ShapeLike, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
         return Tensor.full(_unpack(shape), 0, dtype, device)
 
     @staticmethod
-    def ones(*shape: DimLike | Sequence[DimLike], dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+    def ones(*shape: ShapeLike, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
         return Tensor.full(_unpack(shape), 1, dtype, device)
 
     def full_like(self, value: Scalar, dtype: DTypeLike | None = None) -> Tensor:
@@ -175,7 +181,11 @@ class Tensor:
 
     @staticmethod
     def arange(
-        start: Scalar, stop: Scalar | None = None, step: Scalar = 1, dtype: DTypeLike | None = None, device: str | None = None
+        start: Scalar,
+        stop: Scalar | None = None,
+        step: Scalar = 1,
+        dtype: DTypeLike | None = None,
+        device: str | None = None,
     ) -> Tensor:
         """numpy ``arange``: ``graph.iota`` scaled and shifted; ints give i64, floats f64 unless ``dtype``."""
         if stop is None:
@@ -193,7 +203,13 @@ class Tensor:
         return t.cast(name)
 
     @staticmethod
-    def _random(draw: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray], shape: Sequence[Any], seed: int | None, dtype: DTypeLike, device: str | None) -> Tensor:
+    def _random(
+        draw: Callable[[np.random.Generator, Shape], np.ndarray],
+        shape: Sequence[Any],
+        seed: int | None,
+        dtype: DTypeLike,
+        device: str | None,
+    ) -> Tensor:
         if current() is not None:
             raise TraceError(
                 "random tensors made inside a @kiln.jit function would be drawn once, at trace time, and replayed "
@@ -201,15 +217,19 @@ class Tensor:
             )
         dims = _shape_arg(shape)
         generator = _generator if seed is None else np.random.default_rng(seed)
-        return Tensor(draw(generator, dims).astype(to_numpy(dtype_name(dtype))), device=device)  # type: ignore[arg-type]
+        return Tensor(draw(generator, dims).astype(to_numpy(dtype_name(dtype))), device=device)
 
     @staticmethod
-    def rand(*shape: int | Sequence[int], seed: int | None = None, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+    def rand(
+        *shape: int | Sequence[int], seed: int | None = None, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None,
+    ) -> Tensor:
         """Uniform in [0, 1), drawn on the host with numpy (``manual_seed`` or ``seed=`` make it reproducible)."""
         return Tensor._random(lambda g, s: g.random(s), shape, seed, dtype, device)
 
     @staticmethod
-    def randn(*shape: int | Sequence[int], seed: int | None = None, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+    def randn(
+        *shape: int | Sequence[int], seed: int | None = None, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None,
+    ) -> Tensor:
         """Standard normal, drawn on the host with numpy (``manual_seed`` or ``seed=`` make it reproducible)."""
         return Tensor._random(lambda g, s: g.standard_normal(s), shape, seed, dtype, device)
 
@@ -309,7 +329,8 @@ class Tensor:
 
     def _nodes(self, others: Sequence[Tensor | Scalar], dtype: str) -> list[Node]:
         """This tensor and ``others`` as nodes of ``dtype`` (scalars become rank-0 constants)."""
-        return [_cast(self._node, dtype), *(_as_node(o, self._operand(o)[1], dtype) for o in others)]  # type: ignore[arg-type]
+        rest = [_as_node(o, self._operand(o)[1], dtype) for o in others]  # type: ignore[arg-type]
+        return [_cast(self._node, dtype), *rest]
 
     def _binary(self, other: Tensor | Scalar, fn: Callable[..., Any], op: str, reflected: bool = False) -> Tensor:
         """``fn(self, other)`` (numpy's meaning and dtype) as ``graph.<op>`` of both operands in that dtype."""
@@ -390,7 +411,8 @@ class Tensor:
                 if n:
                     square = square * square
             return result
-        base, exponent = (Tensor(other, device=self.device), self) if reflected else (self, Tensor(other, device=self.device))
+        other_tensor = Tensor(other, device=self.device)
+        base, exponent = (other_tensor, self) if reflected else (self, other_tensor)
         negative = exponent < 0
         square, bits = base.cast(dtype), exponent.cast(dtype)
         result = square.ones_like()
@@ -466,26 +488,26 @@ class Tensor:
 
     # ------------------------------------------------------------------------------------------- reductions
 
-    def _reduce(self, op: str, fn: Callable[..., Any], axis: int | Sequence[int] | None, keepdims: bool) -> Tensor:
+    def _reduce(self, op: str, fn: Callable[..., Any], axis: Axes, keepdims: bool) -> Tensor:
         axes = normalize_axes(axis, self.ndim)
         x = self.cast(promote(fn, self.dtype))
         if not axes:
             return x
         return x._new(lazy.apply(op, [x._node], axes=axes, keepdims=keepdims))
 
-    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    def sum(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
         return self._reduce("reduce_sum", np.sum, axis, keepdims)
 
-    def prod(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    def prod(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
         return self._reduce("reduce_prod", np.prod, axis, keepdims)
 
-    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    def max(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
         return self._reduce("reduce_max", np.max, axis, keepdims)
 
-    def min(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    def min(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
         return self._reduce("reduce_min", np.min, axis, keepdims)
 
-    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    def mean(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
         return self._reduce("mean", np.mean, axis, keepdims)
 
     def _arg_reduce(self, op: str, axis: int | None, keepdims: bool) -> Tensor:
@@ -514,7 +536,8 @@ class Tensor:
 
     def reshape(self, *shape: DimLike | Sequence[DimLike]) -> Tensor:
         """numpy ``reshape`` (one -1 is inferred; symbolic dims must reappear as factors)."""
-        new = infer_reshape(self._node.shape, [-1 if d == -1 else _shape_arg((d,))[0] for d in _unpack(shape)])  # type: ignore[misc]
+        target = [-1 if d == -1 else _shape_arg((d,))[0] for d in _unpack(shape)]  # type: ignore[misc]
+        new = infer_reshape(self._node.shape, target)
         if new == self._node.shape:
             return self
         return self._new(lazy.apply("reshape", [self._node], result=(new, self.dtype)))
@@ -522,7 +545,7 @@ class Tensor:
     def flatten(self) -> Tensor:
         return self.reshape(-1)
 
-    def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
+    def squeeze(self, axis: Axes = None) -> Tensor:
         shape = self._node.shape
         axes = [i for i, d in enumerate(shape) if d == 1] if axis is None else normalize_axes(axis, self.ndim)
         if any(shape[a] != 1 for a in axes):
@@ -564,7 +587,8 @@ class Tensor:
         old = self._node.shape
         lead = len(shape) - len(old)
         target = tuple(
-            old[i - lead] if d == -1 and i >= lead else _shape_arg((d,))[0] for i, d in enumerate(shape)  # type: ignore[misc]
+            old[i - lead] if d == -1 and i >= lead else _shape_arg((d,))[0]  # type: ignore[misc]
+            for i, d in enumerate(shape)
         )
         try:
             ok = lead >= 0 and broadcast_shapes(old, target) == target
@@ -582,15 +606,19 @@ class Tensor:
         widths = _pad_widths(pad_width, self.ndim)
         x = self
         if any(lo < 0 or hi < 0 for lo, hi in widths):
-            key = tuple(slice(-min(lo, 0), (d + min(hi, 0)) if isinstance(d, int) else None) for (lo, hi), d in zip(widths, self._node.shape))
+            key = tuple(
+                slice(-min(lo, 0), (d + min(hi, 0)) if isinstance(d, int) else None)
+                for (lo, hi), d in zip(widths, self._node.shape)
+            )
             x = x[key]
             widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
         if not any(lo or hi for lo, hi in widths):
             return x
         low, high = tuple(lo for lo, _ in widths), tuple(hi for _, hi in widths)
-        return x._new(lazy.apply("pad", [x._node], low=low, high=high, value=lazy.scalar_attr(_scalar_in(value, x.dtype), x.dtype)))
+        fill = lazy.scalar_attr(_scalar_in(value, x.dtype), x.dtype)
+        return x._new(lazy.apply("pad", [x._node], low=low, high=high, value=fill))
 
-    def flip(self, axis: int | Sequence[int] | None = None) -> Tensor:
+    def flip(self, axis: Axes = None) -> Tensor:
         """Reverse the order of elements along ``axis`` (all axes when None)."""
         axes = normalize_axes(axis, self.ndim)
         return self._new(lazy.apply("flip", [self._node], axes=axes)) if axes else self
@@ -640,7 +668,9 @@ class Tensor:
         x = self._float()
         return x._new(lazy.apply("log_softmax", [x._node], axis=normalize_axis(axis, self.ndim)))
 
-    def layernorm(self, weight: Tensor | None = None, bias: Tensor | None = None, axis: int | Sequence[int] = -1, eps: float = 1e-5) -> Tensor:
+    def layernorm(
+        self, weight: Tensor | None = None, bias: Tensor | None = None, axis: Axes = -1, eps: float = 1e-5
+    ) -> Tensor:
         """(x - mean) / sqrt(var + eps) over the trailing ``axis`` (biased variance), then * weight + bias."""
         x = self._float()
         axes = normalize_axes(axis, self.ndim)
@@ -658,9 +688,9 @@ class Tensor:
         self,
         weight: Tensor,
         bias: Tensor | None = None,
-        stride: int | Sequence[int] = 1,
-        padding: int | Sequence[int] = 0,
-        dilation: int | Sequence[int] = 1,
+        stride: Pair = 1,
+        padding: Pair = 0,
+        dilation: Pair = 1,
         groups: int = 1,
     ) -> Tensor:
         """2-D cross-correlation: self NCHW, weight OIHW (I = C / groups), optional bias [O]."""
@@ -668,21 +698,19 @@ class Tensor:
         if not is_float(dtype):
             raise TypeError(f"conv2d needs float tensors, got {self.dtype} and {weight.dtype}")
         nodes = self._nodes([weight] + ([bias] if bias is not None else []), dtype)
-        return self._new(
-            lazy.apply("conv2d", nodes, stride=_pair(stride), padding=_pair(padding), dilation=_pair(dilation), groups=groups)
-        )
+        windows = {"stride": _pair(stride), "padding": _pair(padding), "dilation": _pair(dilation)}
+        return self._new(lazy.apply("conv2d", nodes, groups=groups, **windows))
 
-    def _pool(self, op: str, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None, padding: int | Sequence[int]) -> Tensor:
+    def _pool(self, op: str, kernel_size: Pair, stride: Pair | None, padding: Pair) -> Tensor:
         kernel = _pair(kernel_size)
-        return self._new(
-            lazy.apply(op, [self._node], kernel=kernel, stride=_pair(stride) if stride is not None else kernel, padding=_pair(padding))
-        )
+        strides = _pair(stride) if stride is not None else kernel
+        return self._new(lazy.apply(op, [self._node], kernel=kernel, stride=strides, padding=_pair(padding)))
 
-    def max_pool2d(self, kernel_size: int | Sequence[int] = 2, stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0) -> Tensor:
+    def max_pool2d(self, kernel_size: Pair = 2, stride: Pair | None = None, padding: Pair = 0) -> Tensor:
         """Window maximum over NCHW (padding never wins); the stride defaults to the window."""
         return self._pool("max_pool2d", kernel_size, stride, padding)
 
-    def avg_pool2d(self, kernel_size: int | Sequence[int] = 2, stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0) -> Tensor:
+    def avg_pool2d(self, kernel_size: Pair = 2, stride: Pair | None = None, padding: Pair = 0) -> Tensor:
         """Window mean over NCHW (padding counts as zeros); the stride defaults to the window."""
         return self._float()._pool("avg_pool2d", kernel_size, stride, padding)
 
@@ -694,7 +722,7 @@ class Tensor:
         return self._new(lazy.apply("gather", [self._node, node], axis=normalize_axis(axis, self.ndim)))
 
 
-def _pair(v: int | Sequence[int]) -> tuple[int, int]:
+def _pair(v: Pair) -> tuple[int, int]:
     pair = (v, v) if isinstance(v, int) else tuple(v)
     if len(pair) != 2:
         raise ValueError(f"expected an int or a pair, got {v!r}")

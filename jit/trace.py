@@ -56,7 +56,8 @@ def check_readable(node: Node, what: str) -> None:
         raise TraceError(
             f"{what} reads the value of a traced tensor inside @kiln.jit function '{trace.name}'. Its value differs "
             "from call to call, but Python control flow on it would be frozen into the compiled program. Keep the "
-            "computation in tensors (e.g. Tensor.where instead of `if`), or return the tensor and read it after the call."
+            "computation in tensors (e.g. Tensor.where instead of `if`), or return the tensor and read it after the "
+            "call."
         )
     raise TraceError(
         f"{what} on a tensor that was computed while tracing @kiln.jit function '{trace.name}' and escaped it "

@@ -120,7 +120,8 @@ def test_fresh_process_reuses_the_compiled_program_from_disk(tmp_path: Path) -> 
     env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path), "KILN_NO_CACHE": "0"}
 
     def run() -> dict:
-        done = subprocess.run([sys.executable, "-c", FRESH_PROCESS, str(EXAMPLE)], env=env, capture_output=True, text=True, timeout=300)
+        command = [sys.executable, "-c", FRESH_PROCESS, str(EXAMPLE)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -68,12 +68,13 @@ def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis, keepdims=True)
 
 
-def _layernorm(x: np.ndarray, w: np.ndarray | None = None, b: np.ndarray | None = None, eps: float = 1e-5) -> np.ndarray:
+def _layernorm(x: np.ndarray, w: np.ndarray | None = None, b: np.ndarray | None = None, eps: float = 1e-5):
     y = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)
     return (y * w + b if w is not None else y).astype(x.dtype)
 
 
-def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, stride: int = 1, padding: int = 0, dilation: int = 1, groups: int = 1) -> np.ndarray:
+def _conv2d(x, w, b=None, stride: int = 1, padding: int = 0, dilation: int = 1, groups: int = 1) -> np.ndarray:
+    """Direct cross-correlation: one einsum per kernel tap and group."""
     x = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
     n, c, h, wd = x.shape
     o, i, kh, kw = w.shape
@@ -84,7 +85,9 @@ def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, stride: i
         cs, os_ = slice(g * i, (g + 1) * i), slice(g * per_group, (g + 1) * per_group)
         for a in range(kh):
             for bb in range(kw):
-                window = x[:, cs, a * dilation : a * dilation + stride * (oh - 1) + 1 : stride, bb * dilation : bb * dilation + stride * (ow - 1) + 1 : stride]
+                rows = slice(a * dilation, a * dilation + stride * (oh - 1) + 1, stride)
+                cols = slice(bb * dilation, bb * dilation + stride * (ow - 1) + 1, stride)
+                window = x[:, cs, rows, cols]
                 out[:, os_] += np.einsum("nchw,oc->nohw", window, w[os_, :, a, bb])
     return out + b[None, :, None, None] if b is not None else out
 
@@ -160,13 +163,16 @@ CASES: tuple[Case, ...] = (
     Case("relu", lambda x: x.relu(), (X,), ref=lambda x: np.maximum(x, 0)),
     Case("gelu", lambda x: x.gelu(), (X,), ref=_gelu),
     Case("erf", lambda x: x.erf(), (X,), ref=lambda x: erf(x).astype(x.dtype)),
-    Case("floor_ceil_trunc", lambda x: x.floor() + x.ceil() * 10 + x.trunc() * 100, (X,), ref=lambda x: np.floor(x) + np.ceil(x) * 10 + np.trunc(x) * 100),
+    Case("floor_ceil_trunc", lambda x: x.floor() + x.ceil() * 10 + x.trunc() * 100, (X,),
+         ref=lambda x: np.floor(x) + np.ceil(x) * 10 + np.trunc(x) * 100),
     Case("floor_of_int_is_identity", lambda x: x.floor(), (XI,), ref=np.floor),
     Case("sign", lambda x: x.sign(), (X,), ref=np.sign),
-    Case("invert_bool_and_int", lambda b, x: b.logical_not().where(~x, x), ((("N", 5), "bool"), XI), ref=lambda b, x: np.where(~b, ~x, x)),
+    Case("invert_bool_and_int", lambda b, x: b.logical_not().where(~x, x), ((("N", 5), "bool"), XI),
+         ref=lambda b, x: np.where(~b, ~x, x)),
     # where, cast, contiguous
     Case("where_tensors", lambda x, y: (x > 0).where(x, y), (X, ROW), ref=lambda x, y: np.where(x > 0, x, y)),
-    Case("where_scalars", lambda x: (x > 0).where(1.5, -1), (X,), ref=lambda x: np.where(x > 0, 1.5, -1).astype(np.float64)),
+    Case("where_scalars", lambda x: (x > 0).where(1.5, -1), (X,),
+         ref=lambda x: np.where(x > 0, 1.5, -1).astype(np.float64)),
     Case("where_int_condition", lambda x: x.where(x, 7), (XI,), ref=lambda x: np.where(x, x, 7)),
     Case("cast_float_to_int_truncates", lambda x: (x * 3).cast("i32"), (X,), ref=lambda x: (x * 3).astype(np.int32)),
     Case("astype_to_f16", lambda x: x.astype(np.float16), (XI,), ref=lambda x: x.astype(np.float16)),
@@ -199,10 +205,12 @@ CASES: tuple[Case, ...] = (
     Case("transpose", lambda x: x.transpose(), ((("N", 2, 3), "f32"),)),
     Case("T", lambda x: x.T, (X,)),
     Case("expand", lambda x: x.expand(3, 5), (((1, 5), "f32"),), ref=lambda x: np.broadcast_to(x, (3, 5))),
-    Case("expand_keep", lambda x: x.expand(4, -1, 5), ((("N", 1), "f32"),), ref=lambda x: np.broadcast_to(x, (4, x.shape[0], 5))),
+    Case("expand_keep", lambda x: x.expand(4, -1, 5), ((("N", 1), "f32"),),
+         ref=lambda x: np.broadcast_to(x, (4, x.shape[0], 5))),
     Case("unsqueeze_squeeze", lambda x: x.unsqueeze(1).unsqueeze(-1).squeeze(1), (X,), ref=lambda x: x[:, :, None]),
     Case("pad", lambda x: x.pad(((1, 2), (0, 1))), (((3, 4), "f32"),), ref=lambda x: np.pad(x, ((1, 2), (0, 1)))),
-    Case("pad_value_negative", lambda x: x.pad(((-1, 1), (2, -1)), value=7), (((3, 4), "i32"),), ref=lambda x: np.pad(x[1:, :-1], ((0, 1), (2, 0)), constant_values=7)),
+    Case("pad_value_negative", lambda x: x.pad(((-1, 1), (2, -1)), value=7), (((3, 4), "i32"),),
+         ref=lambda x: np.pad(x[1:, :-1], ((0, 1), (2, 0)), constant_values=7)),
     Case("flip", lambda x: x.flip(1), (X,), ref=lambda x: np.flip(x, 1)),
     Case("flip_all", lambda x: x.flip(), (((3, 4), "f32"),), ref=np.flip),
     Case("slice_basic", lambda x: x[:, 1:3], (X,)),
@@ -213,31 +221,47 @@ CASES: tuple[Case, ...] = (
     Case("index_none_ellipsis", lambda x: x[None, ..., -3:], (X,)),
     Case("index_empty_slice", lambda x: x[:, 3:3] + 1, (X,)),
     Case("cat", lambda x, y: x.cat(y, axis=1), (X, (("N", 3), "f32")), ref=lambda x, y: np.concatenate([x, y], 1)),
-    Case("cat_promotes", lambda x, y: Tensor.cat(x, y), (((2, 3), "i32"), ((4, 3), "f32")), ref=lambda x, y: np.concatenate([x, y])),
+    Case("cat_promotes", lambda x, y: Tensor.cat(x, y), (((2, 3), "i32"), ((4, 3), "f32")),
+         ref=lambda x, y: np.concatenate([x, y])),
     Case("stack", lambda x, y: x.stack(y, axis=1), (X, X), ref=lambda x, y: np.stack([x, y], 1)),
     # composites
     Case("matmul", lambda x, w: x @ w, (X, ((5, 4), "f32"))),
     Case("matmul_vector", lambda x, v: x @ v, (X, ((5,), "f32"))),
     Case("matmul_batched", lambda x, w: x.matmul(w), ((("N", 3, 5), "f32"), ((5, 2), "f32")), ref=np.matmul),
-    Case("rmatmul_ndarray", lambda x: np.ones((2, 3), np.float32) @ x, (((3, 4), "f32"),), ref=lambda x: np.ones((2, 3), np.float32) @ x),
+    Case("rmatmul_ndarray", lambda x: np.ones((2, 3), np.float32) @ x, (((3, 4), "f32"),),
+         ref=lambda x: np.ones((2, 3), np.float32) @ x),
     Case("softmax", lambda x: x.softmax(), (X,), ref=_softmax),
     Case("softmax_axis0", lambda x: x.softmax(0), (X,), ref=lambda x: _softmax(x, 0)),
     Case("log_softmax", lambda x: x.log_softmax(), (X,), ref=lambda x: np.log(_softmax(x))),
     Case("layernorm", lambda x: x.layernorm(), (X,), ref=_layernorm, tol=1e-4),
     Case("layernorm_affine", lambda x, w, b: x.layernorm(w, b), (X, ROW, ROW), ref=_layernorm, tol=1e-4),
-    Case("conv2d", lambda x, w, b: x.conv2d(w, b, padding=1), ((("N", 2, 5, 5), "f32"), ((3, 2, 3, 3), "f32"), ((3,), "f32")), ref=lambda x, w, b: _conv2d(x, w, b, padding=1), tol=1e-4),
-    Case("conv2d_strided_grouped", lambda x, w: x.conv2d(w, stride=2, dilation=1, groups=2), (((1, 4, 7, 7), "f32"), ((4, 2, 3, 3), "f32")), ref=lambda x, w: _conv2d(x, w, stride=2, groups=2), tol=1e-4),
+    Case("conv2d", lambda x, w, b: x.conv2d(w, b, padding=1),
+         ((("N", 2, 5, 5), "f32"), ((3, 2, 3, 3), "f32"), ((3,), "f32")),
+         ref=lambda x, w, b: _conv2d(x, w, b, padding=1), tol=1e-4),
+    Case("conv2d_strided_grouped", lambda x, w: x.conv2d(w, stride=2, dilation=1, groups=2),
+         (((1, 4, 7, 7), "f32"), ((4, 2, 3, 3), "f32")),
+         ref=lambda x, w: _conv2d(x, w, stride=2, groups=2), tol=1e-4),
     Case("max_pool2d", lambda x: x.max_pool2d(2), ((("N", 2, 6, 6), "f32"),), ref=lambda x: _pool(x, 2, 2, 0, "max")),
-    Case("max_pool2d_padded", lambda x: x.max_pool2d(3, stride=2, padding=1), (((1, 2, 5, 5), "f32"),), ref=lambda x: _pool(x, 3, 2, 1, "max")),
-    Case("avg_pool2d", lambda x: x.avg_pool2d(2, stride=1), ((("N", 2, 4, 4), "f32"),), ref=lambda x: _pool(x, 2, 1, 0, "avg")),
-    Case("gather", lambda x, i: x.gather(1, i % 5), (X, (("N", 3), "i32")), ref=lambda x, i: np.take_along_axis(x, i % 5, 1)),
+    Case("max_pool2d_padded", lambda x: x.max_pool2d(3, stride=2, padding=1), (((1, 2, 5, 5), "f32"),),
+         ref=lambda x: _pool(x, 3, 2, 1, "max")),
+    Case("avg_pool2d", lambda x: x.avg_pool2d(2, stride=1), ((("N", 2, 4, 4), "f32"),),
+         ref=lambda x: _pool(x, 2, 1, 0, "avg")),
+    Case("gather", lambda x, i: x.gather(1, i % 5), (X, (("N", 3), "i32")),
+         ref=lambda x, i: np.take_along_axis(x, i % 5, 1)),
     # creation
-    Case("zeros_ones_full", lambda x: x + Tensor.zeros(5, device=x.device) + Tensor.ones((5,), dtype="f32", device=x.device) * Tensor.full((1, 5), 2.0, device=x.device), (X,), ref=lambda x: x + 0 + np.ones(5, np.float32) * np.full((1, 5), 2.0, np.float32)),
-    Case("zeros_like_symbolic", lambda x: x.zeros_like() + x.ones_like() * 3 - x.full_like(2), (X,), ref=lambda x: np.zeros_like(x) + 1),
-    Case("zeros_of_symbolic_dim", lambda x: Tensor.zeros(x.shape[0], 2, device=x.device) + x[:, :1], (X,), ref=lambda x: np.zeros((x.shape[0], 2), np.float32) + x[:, :1]),
+    Case("zeros_ones_full",
+         lambda x: x + Tensor.zeros(5, device=x.device)
+         + Tensor.ones((5,), dtype="f32", device=x.device) * Tensor.full((1, 5), 2.0, device=x.device), (X,),
+         ref=lambda x: x + 0 + np.ones(5, np.float32) * np.full((1, 5), 2.0, np.float32)),
+    Case("zeros_like_symbolic", lambda x: x.zeros_like() + x.ones_like() * 3 - x.full_like(2), (X,),
+         ref=lambda x: np.zeros_like(x) + 1),
+    Case("zeros_of_symbolic_dim", lambda x: Tensor.zeros(x.shape[0], 2, device=x.device) + x[:, :1], (X,),
+         ref=lambda x: np.zeros((x.shape[0], 2), np.float32) + x[:, :1]),
     Case("arange_int", lambda x: x + Tensor.arange(5, device=x.device), (XI,), ref=lambda x: x + np.arange(5)),
-    Case("arange_float_step", lambda x: x + Tensor.arange(0.5, 3.0, 0.5, device=x.device), (X,), ref=lambda x: x + np.arange(0.5, 3.0, 0.5)),
-    Case("arange_typed", lambda x: x * Tensor.arange(10, 0, -2, dtype="f32", device=x.device), (X,), ref=lambda x: x * np.arange(10, 0, -2, dtype=np.float32)),
+    Case("arange_float_step", lambda x: x + Tensor.arange(0.5, 3.0, 0.5, device=x.device), (X,),
+         ref=lambda x: x + np.arange(0.5, 3.0, 0.5)),
+    Case("arange_typed", lambda x: x * Tensor.arange(10, 0, -2, dtype="f32", device=x.device), (X,),
+         ref=lambda x: x * np.arange(10, 0, -2, dtype=np.float32)),
 )
 
 CASES_BY_NAME = {c.name: c for c in CASES}
@@ -304,7 +328,8 @@ def test_every_public_tensor_op_has_a_case() -> None:
     missing = []
     for name, member in vars(Tensor).items():
         public = not name.startswith("_") or name in SPELLINGS
-        if not public or name in TESTED_ELSEWHERE or not (callable(member) or isinstance(member, property | staticmethod)):
+        op_like = callable(member) or isinstance(member, property | staticmethod)
+        if not public or name in TESTED_ELSEWHERE or not op_like:
             continue
         if SPELLINGS.get(name, f".{name}") not in sources:
             missing.append(name)
