@@ -42,18 +42,26 @@ def _value(x, t):
     return np.asarray(x, dtype=_np_type(t)) if is_vector(t) else _np_type(t).type(x)
 
 
+def _is_float(a) -> bool:
+    return np.asarray(a).dtype.kind == "f"
+
+
 def _c_div(a, b):
     if isinstance(a, int):
         return c_div(a, b)
-    q = np.abs(a) // np.abs(b)
-    return np.where((a < 0) != (b < 0), -q, q)
+    q = a // b  # floor; C truncates: one more where the signs differ and it was not exact
+    return np.where((a - q * b != 0) & ((a < 0) != (b < 0)), q + 1, q)
 
 
 def _shift(a, b, left: bool):
-    width = np.dtype(type(a)).itemsize * 8 if not isinstance(a, int) else 64
-    if b >= width:
-        return 0 if left or a >= 0 else -1
-    return a << b if left else a >> b
+    """kiln's shifts: by an amount outside [0, width) the result is 0 (-1 for a negative signed ``shr``)."""
+    a_arr, b_arr = np.asarray(a), np.asarray(b)
+    width = a_arr.dtype.itemsize * 8
+    inside = (b_arr >= 0) & (b_arr < width)
+    amount = np.where(inside, b_arr, 0).astype(a_arr.dtype)
+    shifted = np.left_shift(a_arr, amount) if left else np.right_shift(a_arr, amount)
+    beyond = 0 if left else np.where(a_arr < 0, -1, 0)
+    return np.where(inside, shifted, beyond)
 
 
 ALU = {
@@ -74,13 +82,13 @@ ALU = {
     "sign": np.sign,
     "tanh": np.tanh,
     "erf": np.vectorize(math.erf),
-    "not": lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x),
+    "not": lambda x: np.logical_not(x) if np.asarray(x).dtype == np.bool_ else np.invert(x),
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
     "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b,
-    "idiv": lambda a, b: np.trunc(a / b) if isinstance(a, np.floating) else _c_div(a, b),
-    "mod": lambda a, b: np.fmod(a, b) if isinstance(a, np.floating) else a - b * _c_div(a, b),
+    "idiv": lambda a, b: np.trunc(a / b) if _is_float(a) else _c_div(a, b),
+    "mod": lambda a, b: np.fmod(a, b) if _is_float(a) else a - b * _c_div(a, b),
     "max": np.maximum,
     "min": np.minimum,
     "pow": np.power,

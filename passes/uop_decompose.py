@@ -1,0 +1,395 @@
+"""``uop-decompose{target=...}``: rewrite the ALU ops a target lacks into ops it has.
+
+What a target has is data: ``TargetDescription.alu_ops`` (``kiln.targets.description``). Every ALU op that is
+not native is replaced by the ops of its rule below; a rule may use any op, and ops it emits that the target
+lacks are decomposed in turn (a rule never needs itself, directly or not). ALU ops on a float dtype the target
+does not compute with are computed in f32, with casts around them (the storage dtype stays).
+
+The rules, with their accuracy in f32 (measured against correctly rounded references on a dense grid, with
+exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
+
+- ``rsqrt(x) = recip(sqrt(x))``, ``recip(x) = 1 / x``, ``fma(a, b, c) = a * b + c`` (two roundings).
+- ``exp(x) = exp2(t) * (1 + r * ln2)`` with ``t = x * log2(e)`` and ``r`` its rounding error, recovered with
+  fma (< 1 ulp; the plain ``exp2(x * log2(e))`` is off by up to 64 ulp for large |x|).
+- ``log(x) = log2(x) * ln2``.
+- ``tanh(x)``: ``x + x^3 * P(x^2)`` (Taylor, 9 terms) for |x| < 0.55, else ``±(1 - 2 / (exp(2|x|) + 1))``,
+  which cannot overflow (<= 1.4 ulp).
+- ``erf(x)``: ``x + x * P(x^2)`` (Taylor, 12 terms) for |x| < 1, else ``±(1 - erfc(|x|))`` with the Numerical
+  Recipes Chebyshev fit of erfc (relative error 1.2e-7) (<= 1.4 ulp in f32; f64 gets the same ~1e-7 relative
+  accuracy).
+- ``pow(x, y) = exp2(y * log2(|x|))`` with numpy's special cases: ``y == 0``, ``x == 1`` and ``(-1) ** ±inf``
+  give 1; a finite negative x gives nan unless y is an integer (±inf counts as even), and the result is negated
+  for odd y; x = 0 gives 0 or inf by the sign of y. Not handled: the sign of ``(-0.0) ** odd`` (numpy: -0.0 or
+  -inf, here +). Relative error grows with ``|y * log2(x)|`` (about ``|log2(result)|`` units of 2^-24).
+- ``sign``: selects on ``0 < x`` and ``x < 0`` (nan and ±0 stay themselves).
+- ``max``/``min``: selects, propagating nan. ``floor``/``ceil``: ``trunc`` and a correction.
+- ``shl``/``shr`` (integers): multiply or divide by ``2^y`` built from the bits of y, with kiln's results for
+  shift amounts outside ``[0, width)`` (0, or -1 for a negative signed ``shr``).
+- ``idiv``/``mod`` by a constant power of two: shifts and masks with C semantics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexType, ModuleOp, i1
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from kiln.dialects import uop as U
+from kiln.dialects.alu import AluOp, element_type, like
+from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
+from kiln.runtime.errors import KilnError
+from kiln.targets.description import TargetDescription, get_target
+from kiln.tools.diagnostics import error_at
+
+getcontext().prec = 50
+LOG2E = Fraction(Decimal("1.4426950408889634073599246810018921374266459541530"))
+LN2 = Fraction(Decimal("0.69314718055994530941723212145817656807550013436026"))
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+TANH_SMALL = 0.55
+TANH_TAYLOR = (
+    -1 / 3, 2 / 15, -17 / 315, 62 / 2835, -1382 / 155925, 21844 / 6081075, -929569 / 638512875,
+    6404582 / 10854718875,
+)  # fmt: skip
+"""Coefficients of x^3, x^5, ..., x^17 in the Taylor series of tanh."""
+
+ERF_SMALL = 1.0
+ERF_TAYLOR = tuple((-1) ** n * TWO_OVER_SQRT_PI / (math.factorial(n) * (2 * n + 1)) for n in range(12))
+"""Coefficients of x, x^3, ..., x^23 in the Taylor series of erf."""
+
+ERFC_CHEBYSHEV = (
+    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
+    -0.82215223, 0.17087277,
+)  # fmt: skip
+"""erfc(z) = t * exp(-z^2 + sum(c_i * t^i)), t = 1 / (1 + z/2), z >= 0 (Numerical Recipes, erfcc)."""
+
+
+def compute_dtypes(target: TargetDescription) -> frozenset[str]:
+    """The dtypes ``target`` computes with; ALU ops on other float dtypes are computed in f32.
+
+    The description has a single list for storage and arithmetic, so this is ``target.dtypes`` until it says
+    which dtypes are storage-only (see the report on ``TargetDescription``)."""
+    return target.dtypes
+
+
+@dataclass(frozen=True)
+class UopDecompose(ModulePass):
+    """Rewrite ALU ops the target lacks (per its TargetDescription) into ops it has."""
+
+    name = "uop-decompose"
+
+    target: str = "cpu-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            target = get_target(self.target)
+        except KilnError as e:
+            raise PassFailedException(f"uop-decompose: {e}") from None
+        for kernel in [k for k in op.ops if isinstance(k, U.UopKernelOp)]:
+            decompose_kernel(kernel, target, compute_dtypes(target))
+
+
+def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computable: frozenset[str]) -> None:
+    """Rewrite every ALU op of ``kernel`` that ``target`` cannot run; ``computable``: dtypes it computes in."""
+    block = kernel.body.block
+    for op in [o for o in block.ops if isinstance(o, AluOp)]:
+        scalar = element_type(op.value_operands[0].type)
+        widen = is_float(scalar) and dtype_name(scalar) not in computable
+        if not widen and target.is_native(op.alu_kind):
+            continue
+        b = Builder(block, op, target)
+        if widen:
+            result = b.in_f32(op.alu_kind, list(op.operands), op.results[0].type)
+        else:
+            result = b.decompose(op.alu_kind, list(op.operands))
+        op.results[0].replace_all_uses_with(result)
+        op.detach()
+        op.erase()
+
+
+class Builder:
+    """Emits ops before ``at``; an ALU op the target lacks is decomposed by its rule as it is emitted."""
+
+    def __init__(self, block: Block, at: Operation, target: TargetDescription):
+        self.block, self.at, self.target = block, at, target
+        self._active: list[str] = []
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.insert_op_before(op, self.at)
+        return op.results[0]
+
+    def const(self, value: float | int, like_value: SSAValue) -> SSAValue:
+        """A constant (a splat for vectors) of ``like_value``'s type, rounded to its dtype."""
+        t = like_value.type
+        scalar = element_type(t)
+        number = float(to_numpy(scalar).type(value)) if is_float(scalar) else int(value)
+        return self.emit(U.ConstOp.from_number(number, t))
+
+    def alu(self, kind: str, *args: SSAValue) -> SSAValue:
+        if self.target.is_native(kind):
+            return self.emit(U.ALU[kind](*args))
+        return self.decompose(kind, list(args))
+
+    def decompose(self, kind: str, args: list[SSAValue]) -> SSAValue:
+        t = args[-1].type
+        rule = RULES.get(kind)
+        if rule is None or kind in self._active:
+            raise error_at(
+                self.at, f"uop.{kind} on {t}: target {self.target.name} does not have it and it has no decomposition"
+            )
+        self._active.append(kind)
+        try:
+            return rule(self, *args)
+        finally:
+            self._active.pop()
+
+    def in_f32(self, kind: str, args: list[SSAValue], result_type: Attribute) -> SSAValue:
+        """``kind`` computed in f32: float operands widened, a float result narrowed back."""
+        wide = [a if element_type(a.type) == i1 else self.emit(U.CastOp(a, like(a.type, Float32Type()))) for a in args]
+        result = self.alu(kind, *wide)
+        return result if result.type == result_type else self.emit(U.CastOp(result, result_type))
+
+    # helpers for the rules
+
+    def where(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.alu("where", cond, a, b)
+
+    def poly(self, coefficients: tuple[float, ...], x: SSAValue) -> SSAValue:
+        """``c0 + c1*x + c2*x^2 + ...`` by Horner's rule."""
+        acc = self.const(coefficients[-1], x)
+        for c in reversed(coefficients[:-1]):
+            acc = self.alu("add", self.alu("mul", acc, x), self.const(c, x))
+        return acc
+
+    def split_constant(self, exact: Fraction, like_value: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """``exact`` as hi + lo, both of the value's dtype (hi the nearest, lo the rest)."""
+        dtype = to_numpy(element_type(like_value.type))
+        hi = dtype.type(float(exact))
+        return self.const(float(hi), like_value), self.const(float(exact - Fraction(float(hi))), like_value)
+
+    def copysign_of(self, magnitude: SSAValue, x: SSAValue) -> SSAValue:
+        """``magnitude`` with the sign of ``x`` (negated where x < 0)."""
+        return self.where(self.alu("cmplt", x, self.const(0, x)), self.alu("neg", magnitude), magnitude)
+
+
+def constant_of(value: SSAValue) -> int | float | None:
+    """The number a ``uop.const`` (or splat) defines, or None."""
+    op = value.owner
+    if not isinstance(op, U.ConstOp):
+        return None
+    attr = op.value
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        values = attr.get_values()
+        return values[0] if len(set(values)) == 1 else None
+    return attr.value.data  # type: ignore[union-attr]
+
+
+def width_of(t: Attribute, target: TargetDescription) -> int:
+    scalar = element_type(t)
+    return target.index_bits if isinstance(scalar, IndexType) else bitwidth(scalar)
+
+
+def _signed(t: Attribute) -> bool:
+    return not is_unsigned(element_type(t))
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules
+
+
+def _rsqrt(b: Builder, x: SSAValue) -> SSAValue:
+    return b.alu("recip", b.alu("sqrt", x))
+
+
+def _recip(b: Builder, x: SSAValue) -> SSAValue:
+    return b.alu("div", b.const(1, x), x)
+
+
+def _fma(b: Builder, x: SSAValue, y: SSAValue, z: SSAValue) -> SSAValue:
+    return b.alu("add", b.alu("mul", x, y), z)
+
+
+def _exp(b: Builder, x: SSAValue) -> SSAValue:
+    hi, lo = b.split_constant(LOG2E, x)
+    t = b.alu("mul", x, hi)
+    err = b.alu("fma", x, hi, b.alu("neg", t))  # x*hi - t exactly
+    err = b.alu("fma", x, lo, err)
+    e = b.alu("exp2", t)
+    corrected = b.alu("fma", e, b.alu("mul", err, b.const(float(LN2), x)), e)
+    return b.where(b.alu("cmpne", err, err), e, corrected)  # t = ±inf or nan: inf - inf left no error term
+
+
+def _log(b: Builder, x: SSAValue) -> SSAValue:
+    return b.alu("mul", b.alu("log2", x), b.const(float(LN2), x))
+
+
+def _odd_series(b: Builder, x: SSAValue, rest: SSAValue) -> SSAValue:
+    """``x + x * rest`` for an odd series ``x * (1 + rest)``: adding x last keeps the rounding error of the
+    series below an ulp of the result."""
+    return b.alu("add", x, b.alu("mul", x, rest))
+
+
+def _tanh(b: Builder, x: SSAValue) -> SSAValue:
+    a = b.alu("abs", x)
+    one = b.const(1, x)
+    e = b.alu("exp", b.alu("mul", a, b.const(2, x)))
+    large = b.copysign_of(b.alu("sub", one, b.alu("div", b.const(2, x), b.alu("add", e, one))), x)
+    x2 = b.alu("mul", x, x)
+    small = _odd_series(b, x, b.alu("mul", x2, b.poly(TANH_TAYLOR, x2)))
+    return b.where(b.alu("cmplt", a, b.const(TANH_SMALL, x)), small, large)
+
+
+def _erf(b: Builder, x: SSAValue) -> SSAValue:
+    z = b.alu("abs", x)
+    one = b.const(1, x)
+    t = b.alu("div", one, b.alu("add", one, b.alu("mul", z, b.const(0.5, x))))
+    exponent = b.alu("sub", b.poly(ERFC_CHEBYSHEV, t), b.alu("mul", z, z))
+    erfc = b.alu("mul", t, b.alu("exp", exponent))
+    large = b.copysign_of(b.alu("sub", one, erfc), x)
+    x2 = b.alu("mul", x, x)
+    small = _odd_series(b, x, b.poly((ERF_TAYLOR[0] - 1, *ERF_TAYLOR[1:]), x2))
+    return b.where(b.alu("cmplt", z, b.const(ERF_SMALL, x)), small, large)
+
+
+def _pow(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    zero, one, inf = b.const(0, x), b.const(1, x), b.const(math.inf, x)
+    r = b.alu("exp2", b.alu("mul", y, b.alu("log2", b.alu("abs", x))))
+    integral = b.alu("cmpeq", b.alu("trunc", y), y)  # also ±inf, which is even
+    odd = b.alu("cmpeq", b.alu("abs", b.alu("mod", y, b.const(2, y))), one)
+    # a finite negative base needs an integer exponent; -inf behaves like +inf apart from the sign
+    real = b.alu("or", integral, b.alu("cmpeq", x, b.alu("neg", inf)))
+    negative_base = b.where(real, b.where(odd, b.alu("neg", r), r), b.const(math.nan, x))
+    r = b.where(b.alu("cmplt", x, zero), negative_base, r)
+    minus_one_to_inf = b.alu("and", b.alu("cmpeq", x, b.alu("neg", one)), b.alu("cmpeq", b.alu("abs", y), inf))
+    trivial = b.alu("or", b.alu("or", b.alu("cmpeq", y, zero), b.alu("cmpeq", x, one)), minus_one_to_inf)
+    return b.where(trivial, one, r)
+
+
+def _sign(b: Builder, x: SSAValue) -> SSAValue:
+    zero, one = b.const(0, x), b.const(1, x)
+    rest = x if is_float(element_type(x.type)) else zero  # nan and ±0 are their own sign
+    if _signed(x.type):
+        rest = b.where(b.alu("cmplt", x, zero), b.const(-1, x), rest)
+    return b.where(b.alu("cmplt", zero, x), one, rest)
+
+
+def _select_extreme(kind: str) -> Callable[[Builder, SSAValue, SSAValue], SSAValue]:
+    def rule(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+        take_y = b.alu("cmplt", x, y) if kind == "max" else b.alu("cmplt", y, x)
+        if is_float(element_type(x.type)):  # nan in either operand wins: y when y is nan, else x
+            take_y = b.alu("or", take_y, b.alu("cmpne", y, y))
+        return b.where(take_y, y, x)
+
+    return rule
+
+
+def _floor(b: Builder, x: SSAValue) -> SSAValue:
+    t = b.alu("trunc", x)
+    return b.where(b.alu("cmplt", x, t), b.alu("sub", t, b.const(1, x)), t)
+
+
+def _ceil(b: Builder, x: SSAValue) -> SSAValue:
+    t = b.alu("trunc", x)
+    return b.where(b.alu("cmplt", t, x), b.alu("add", t, b.const(1, x)), t)
+
+
+def _power_of_two(b: Builder, y: SSAValue, width: int) -> SSAValue:
+    """``2^y`` (wrapping at the width) for 0 <= y < width, from the bits of y."""
+    if (c := constant_of(y)) is not None:
+        return b.const(_wrap(1 << int(c), y.type, b.target), y)
+    one, zero = b.const(1, y), b.const(0, y)
+    p = one
+    for bit in range(max(1, (width - 1).bit_length())):
+        is_set = b.alu("cmpne", b.alu("and", y, b.const(1 << bit, y)), zero)
+        factor = b.const(_wrap(1 << (1 << bit), y.type, b.target), y)
+        p = b.alu("mul", p, b.where(is_set, factor, one))
+    return p
+
+
+def _wrap(value: int, t: Attribute, target: TargetDescription) -> int:
+    """``value`` as a two's complement integer of type ``t``."""
+    width = width_of(t, target)
+    value %= 1 << width
+    return value - (1 << width) if _signed(t) and value >= 1 << (width - 1) else value
+
+
+def _in_shift_range(b: Builder, y: SSAValue, width: int) -> SSAValue:
+    inside = b.alu("cmplt", y, b.const(width, y))
+    return b.alu("and", b.alu("cmple", b.const(0, y), y), inside) if _signed(y.type) else inside
+
+
+def _shl(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    width = width_of(x.type, b.target)
+    shifted = b.alu("mul", x, _power_of_two(b, y, width))
+    return b.where(_in_shift_range(b, y, width), shifted, b.const(0, x))
+
+
+def _shr(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    width = width_of(x.type, b.target)
+    p = _power_of_two(b, y, width)
+    if not _signed(x.type):
+        return b.where(_in_shift_range(b, y, width), b.alu("idiv", x, p), b.const(0, x))
+    negative = b.alu("cmplt", x, b.const(0, x))
+    # a negative x shifts as ~(~x >> y); ~x and x >= 0 divide exactly like a shift (2^(width-1) wraps to the
+    # most negative value, and dividing a non-negative value by it gives the 0 that the shift gives)
+    shifted = b.where(negative, b.alu("not", b.alu("idiv", b.alu("not", x), p)), b.alu("idiv", x, p))
+    beyond = b.where(negative, b.const(-1, x), b.const(0, x))
+    return b.where(_in_shift_range(b, y, width), shifted, beyond)
+
+
+def _log2_of_divisor(b: Builder, d: SSAValue, kind: str) -> int:
+    c = constant_of(d)
+    if c is None or c <= 0 or int(c) & (int(c) - 1):
+        raise error_at(
+            b.at, f"uop.{kind} by a value that is not a constant power of two: target {b.target.name} has no {kind}"
+        )
+    return int(c).bit_length() - 1
+
+
+def _idiv(b: Builder, x: SSAValue, d: SSAValue) -> SSAValue:
+    k = _log2_of_divisor(b, d, "idiv")
+    shift = b.const(k, x)
+    if not _signed(x.type):
+        return b.alu("shr", x, shift)
+    # C division truncates toward zero: negative x first gets 2^k - 1 added
+    sign = b.alu("shr", x, b.const(width_of(x.type, b.target) - 1, x))
+    bias = b.alu("and", sign, b.const((1 << k) - 1, x))
+    return b.alu("shr", b.alu("add", x, bias), shift)
+
+
+def _mod(b: Builder, x: SSAValue, d: SSAValue) -> SSAValue:
+    k = _log2_of_divisor(b, d, "mod")
+    if not _signed(x.type):
+        return b.alu("and", x, b.const((1 << k) - 1, x))
+    return b.alu("sub", x, b.alu("shl", _idiv(b, x, d), b.const(k, x)))
+
+
+Rule = Callable[..., SSAValue]
+RULES: dict[str, Rule] = {
+    "rsqrt": _rsqrt,
+    "recip": _recip,
+    "fma": _fma,
+    "exp": _exp,
+    "log": _log,
+    "tanh": _tanh,
+    "erf": _erf,
+    "pow": _pow,
+    "sign": _sign,
+    "max": _select_extreme("max"),
+    "min": _select_extreme("min"),
+    "floor": _floor,
+    "ceil": _ceil,
+    "shl": _shl,
+    "shr": _shr,
+    "idiv": _idiv,
+    "mod": _mod,
+}
+"""Decomposition of each ALU op kind, in terms of other ALU ops."""

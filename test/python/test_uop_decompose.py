@@ -1,0 +1,320 @@
+"""uop-decompose: each rule's accuracy and special values, exact integer rules, capability as data, dtype
+legalization.
+
+Kernels ``out = op(inputs)`` are built for a target that lacks ``op`` (a real description minus that op),
+decomposed, and the straight-line result evaluated on whole numpy arrays in the value's dtype, with exp2/log2
+correctly rounded (so what is measured is the rule, not numpy's transcendentals).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import PassFailedException
+
+from kiln.dialects import uop as U
+from kiln.dialects.alu import AluOp
+from kiln.dialects.types import to_numpy
+from kiln.passes.uop_decompose import UopDecompose, decompose_kernel
+from kiln.targets.description import ALU_OPS, TargetDescription, get_target
+from test_linearizer import ALU
+
+F32, F64, BF16 = Float32Type(), Float64Type(), BFloat16Type()
+I32, U32 = IntegerType(32), IntegerType(32, Signedness.UNSIGNED)
+
+
+def _rounded(f):
+    """``f`` computed in f64 and rounded to the argument's dtype: a correctly rounded model of a good libm."""
+    return lambda *xs: f(*(np.asarray(x, np.float64) for x in xs)).astype(np.asarray(xs[0]).dtype)
+
+
+EVAL = ALU | {
+    "exp2": _rounded(np.exp2),
+    "log2": _rounded(np.log2),
+    "exp": _rounded(np.exp),
+    "log": _rounded(np.log),
+    "fma": lambda a, b, c: _rounded(lambda x, y, z: x * y + z)(a, b, c),
+}
+
+
+def kernel_of(kind: str, *types: Attribute) -> U.UopKernelOp:
+    """``out[0] = kind(in0[0], in1[0], ...)`` with inputs of ``types`` (a where's condition is i1)."""
+    k = U.UopKernelOp("k")
+    zero = U.ConstOp.from_number(0, IndexType())
+    params = [U.ParamOp(i, U.PtrType(t)) for i, t in enumerate(types)]
+    loads = [U.LoadOp(p.result, zero.result) for p in params]
+    op = U.ALU[kind](*(load.result for load in loads))
+    out = U.ParamOp(len(types), U.PtrType(op.results[0].type))
+    store = U.StoreOp(out.result, zero.result, op.results[0])
+    k.body.block.add_ops([zero, *params, out, *loads, op, store])
+    return k
+
+
+def without(*kinds: str, base: str = "cpu-llvm") -> TargetDescription:
+    target = get_target(base)
+    return dataclasses.replace(target, name=f"{base} without {', '.join(kinds)}", alu_ops=target.alu_ops - set(kinds))
+
+
+def evaluate(kernel: U.UopKernelOp, *inputs: np.ndarray) -> np.ndarray:
+    """The value the kernel stores, each load reading its whole input array."""
+    values: dict = {}
+    for op in kernel.body.block.ops:
+        if isinstance(op, U.ParamOp):
+            values[op.result] = op.index.value.data
+        elif isinstance(op, U.LoadOp):
+            values[op.result] = inputs[values[op.ptr]]
+        elif isinstance(op, U.ConstOp):
+            values[op.result] = np.asarray(op.value.value.data).astype(_np(op.result.type))  # type: ignore[union-attr]
+        elif isinstance(op, AluOp):
+            values[op.results[0]] = np.asarray(EVAL[op.alu_kind](*(values[v] for v in op.operands))).astype(
+                _np(op.results[0].type)
+            )
+        elif isinstance(op, U.CastOp):
+            values[op.result] = values[op.input].astype(_np(op.result.type))
+        elif isinstance(op, U.StoreOp):
+            return values[op.value]
+    raise AssertionError("the kernel stores nothing")
+
+
+def _np(t: Attribute) -> np.dtype:
+    return np.dtype(np.int64) if isinstance(t, IndexType) else to_numpy(t)
+
+
+def decomposed(kind: str, *types: Attribute, target: TargetDescription | None = None) -> U.UopKernelOp:
+    k = kernel_of(kind, *types)
+    target = target or without(kind)
+    decompose_kernel(k, target, target.dtypes)
+    k.verify()
+    kinds = {op.alu_kind for op in k.body.block.ops if isinstance(op, AluOp)}
+    assert kinds <= target.alu_ops, kinds - target.alu_ops
+    return k
+
+
+def ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """|got - exact| in units of the spacing of f32 at the exact value."""
+    spacing = np.spacing(np.abs(exact.astype(np.float32))).astype(np.float64)
+    return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 1.0, -1.0], np.float32)
+
+
+def grid(lo: float, hi: float, n: int = 200_001) -> np.ndarray:
+    tiny = np.geomspace(1e-30, 1, 2000, dtype=np.float32)
+    return np.concatenate([np.linspace(lo, hi, n, dtype=np.float32), tiny, -tiny])
+
+
+# ---------------------------------------------------------------------------------------------
+# float rules: accuracy and special values
+
+REFERENCES = {
+    "exp": np.exp,
+    "log": np.log,
+    "tanh": np.tanh,
+    "erf": np.vectorize(math.erf),
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "recip": lambda x: 1 / x,
+    "sign": np.sign,
+    "floor": np.floor,
+    "ceil": np.ceil,
+}
+
+
+
+@pytest.mark.parametrize(
+    ("kind", "reference", "lo", "hi", "max_ulps"),
+    [
+        ("exp", np.exp, -87, 88, 1.0),
+        ("log", np.log, 1e-6, 1e6, 2.0),
+        ("tanh", np.tanh, -12, 12, 1.5),
+        ("erf", REFERENCES["erf"], -6, 6, 1.5),
+        ("rsqrt", REFERENCES["rsqrt"], 1e-6, 1e6, 1.5),
+        ("recip", REFERENCES["recip"], -1e6, 1e6, 0.5),
+    ],
+)
+def test_unary_rule_accuracy(kind: str, reference, lo: float, hi: float, max_ulps: float) -> None:
+    k = decomposed(kind, F32)
+    x = grid(lo, hi)
+    x = x[(x >= lo) & (x <= hi) & (x != 0)]  # zero: see the special values
+    err = ulps(evaluate(k, x), reference(x.astype(np.float64)))
+    assert err.max() <= max_ulps, f"{kind}: {err.max():.2f} ulp at x = {x[err.argmax()]}"
+
+
+@pytest.mark.parametrize("kind", REFERENCES)
+def test_unary_rule_special_values(kind: str) -> None:
+    with np.errstate(all="ignore"):
+        want = REFERENCES[kind](SPECIAL.astype(np.float64)).astype(np.float32)
+        got = evaluate(decomposed(kind, F32), SPECIAL)
+    np.testing.assert_allclose(got, want, rtol=1e-6)  # nan where nan, ±inf where ±inf
+
+
+def test_floor_ceil_sign_exact() -> None:
+    x = np.concatenate([np.linspace(-5, 5, 4001, dtype=np.float32), SPECIAL])
+    for kind in ("floor", "ceil", "sign"):
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(evaluate(decomposed(kind, F32), x), getattr(np, kind)(x), err_msg=kind)
+
+
+def test_sign_of_integers() -> None:
+    x = np.array([-5, -1, 0, 1, 7, -(2**31), 2**31 - 1], np.int32)
+    np.testing.assert_array_equal(evaluate(decomposed("sign", I32), x), np.sign(x))
+    u = np.array([0, 1, 2**32 - 1], np.uint32)
+    np.testing.assert_array_equal(evaluate(decomposed("sign", U32), u), np.sign(u))
+
+
+def test_f64_rules_use_f64_constants() -> None:
+    x = np.linspace(-700, 700, 10001)
+    err = np.abs(evaluate(decomposed("exp", F64), x) / np.exp(x) - 1)
+    assert err.max() < 1e-13  # f32 constants would give 1e-8 (the evaluator's f64 fma is not fused: not 1e-16)
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_max_min_propagate_nan(kind: str) -> None:
+    a = np.array([1, 2, np.nan, 3, np.nan, -0.0, np.inf], np.float32)
+    b = np.array([2, 1, 0, np.nan, np.nan, 0.0, -np.inf], np.float32)
+    want = getattr(np, f"{kind}imum")(a, b)
+    np.testing.assert_array_equal(evaluate(decomposed(kind, F32, F32), a, b), want)
+
+
+def test_pow_follows_numpy_special_cases() -> None:
+    values = np.array([-np.inf, -3, -2, -1.5, -1, -0.5, 0.0, 0.5, 1, 1.5, 2, 3, np.inf, np.nan], np.float32)
+    x, y = (a.reshape(-1) for a in np.meshgrid(values, values))
+    with np.errstate(all="ignore"):
+        got = evaluate(decomposed("pow", F32, F32), x, y)
+        want = np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def test_pow_accuracy_on_positive_bases() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.01, 100, 100_000).astype(np.float32)
+    y = rng.uniform(-4, 4, 100_000).astype(np.float32)
+    exact = np.power(x.astype(np.float64), y.astype(np.float64))
+    bound = 2 + np.abs(np.log2(exact)) * 1.5  # grows with the size of the exponent (see the rule)
+    assert (ulps(evaluate(decomposed("pow", F32, F32), x, y), exact) <= bound).all()
+
+
+def test_fma_becomes_mul_and_add() -> None:
+    k = decomposed("fma", F32, F32, F32)
+    assert [op.alu_kind for op in k.body.block.ops if isinstance(op, AluOp)] == ["mul", "add"]
+
+
+# ---------------------------------------------------------------------------------------------
+# integer rules: exact
+
+
+SHIFT_VALUES = np.array([0, 1, -1, 5, -5, 123456, -123456, 2**31 - 1, -(2**31)], np.int64)
+SHIFT_AMOUNTS = np.array([0, 1, 3, 16, 30, 31, 32, 33, 100, -1], np.int64)
+
+
+@pytest.mark.parametrize("kind", ["shl", "shr"])
+@pytest.mark.parametrize("t", [I32, U32], ids=["i32", "ui32"])
+def test_shifts_by_any_amount(kind: str, t: Attribute) -> None:
+    dtype = to_numpy(t)
+    x, y = (a.reshape(-1).astype(dtype) for a in np.meshgrid(SHIFT_VALUES, SHIFT_AMOUNTS))
+    if dtype.kind == "u":
+        y = y.astype(np.int64).clip(0).astype(dtype)
+    k = decomposed(kind, t, t, target=without("shl", "shr", base="webgpu"))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(evaluate(k, x, y), ALU[kind](x, y))
+
+
+def test_shift_by_a_constant_is_a_multiplication() -> None:
+    k = kernel_of("shl", I32, I32)
+    load_amount = [op for op in k.body.block.ops if isinstance(op, U.LoadOp)][1]
+    three = U.ConstOp.from_number(3, I32)
+    k.body.block.insert_op_before(three, load_amount)
+    load_amount.result.replace_all_uses_with(three.result)
+    decompose_kernel(k, without("shl"), get_target("cpu-llvm").dtypes)
+    muls = [op for op in k.body.block.ops if isinstance(op, AluOp) and op.alu_kind == "mul"]
+    assert len(muls) == 1 and muls[0].operands[1].owner.value.value.data == 8  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("t", [I32, U32], ids=["i32", "ui32"])
+@pytest.mark.parametrize("kind", ["idiv", "mod"])
+def test_division_by_a_power_of_two_without_division(kind: str, t: Attribute) -> None:
+    k = kernel_of(kind, t, t)
+    divisor = [op for op in k.body.block.ops if isinstance(op, U.LoadOp)][1]
+    eight = U.ConstOp.from_number(8, t)
+    k.body.block.insert_op_before(eight, divisor)
+    divisor.result.replace_all_uses_with(eight.result)
+    decompose_kernel(k, without("idiv", "mod"), get_target("cpu-llvm").dtypes)
+    assert not any(isinstance(op, AluOp) and op.alu_kind in ("idiv", "mod") for op in k.body.block.ops)
+    x = np.arange(-100, 101).astype(to_numpy(t)) if t == I32 else np.arange(0, 300, dtype=np.uint32)
+    np.testing.assert_array_equal(evaluate(k, x, np.zeros_like(x)), ALU[kind](x, np.full_like(x, 8)))
+
+
+def test_division_by_a_variable_without_division_is_an_error() -> None:
+    k = kernel_of("idiv", I32, I32)
+    with pytest.raises(PassFailedException, match="not a constant power of two: target .* has no idiv"):
+        decompose_kernel(k, without("idiv"), get_target("cpu-llvm").dtypes)
+
+
+# ---------------------------------------------------------------------------------------------
+# capability as data
+
+
+def _module_with_every_float_op() -> ModuleOp:
+    kernels = []
+    for i, kind in enumerate(["exp", "log", "tanh", "erf", "sign", "rsqrt", "sin", "sqrt", "abs"]):
+        k = kernel_of(kind, F32)
+        k.sym_name = U.UopKernelOp(f"k{i}").sym_name
+        kernels.append(k)
+    kernels.append(kernel_of("pow", F32, F32))
+    kernels[-1].sym_name = U.UopKernelOp("kpow").sym_name
+    return ModuleOp(kernels)
+
+
+@pytest.mark.parametrize("target", ["cpu-llvm", "cpu-c", "cuda", "webgpu"])
+def test_only_native_ops_remain(target: str) -> None:
+    module = _module_with_every_float_op()
+    UopDecompose(target=target).apply(None, module)  # type: ignore[arg-type]
+    module.verify()
+    kinds = {op.alu_kind for op in module.walk() if isinstance(op, AluOp)}
+    native = get_target(target).alu_ops
+    assert kinds <= native
+    assert ("tanh" in kinds) == ("tanh" in native)  # native ops are left alone
+
+
+def test_an_op_without_a_rule_is_an_error() -> None:
+    with pytest.raises(PassFailedException, match="uop.sin on f32: target .* does not have it and it has no decomposition"):
+        decomposed("sin", F32)
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(PassFailedException, match="unknown target 'tpu'"):
+        UopDecompose(target="tpu").apply(None, ModuleOp([]))  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# dtype legalization
+
+
+def test_math_on_a_dtype_the_target_does_not_compute_with_runs_in_f32() -> None:
+    k = kernel_of("exp", BF16)
+    target = get_target("cpu-llvm")
+    decompose_kernel(k, target, target.dtypes - {"bf16"})
+    k.verify()
+    ops: list[Operation] = list(k.body.block.ops)
+    (exp,) = [op for op in ops if isinstance(op, AluOp)]
+    assert exp.results[0].type == F32
+    casts = [op for op in ops if isinstance(op, U.CastOp)]
+    assert [(c.input.type, c.result.type) for c in casts] == [(BF16, F32), (F32, BF16)]
+    store = next(op for op in ops if isinstance(op, U.StoreOp))
+    assert store.value.type == BF16  # the storage dtype stays
+    x = np.linspace(-4, 4, 101).astype(to_numpy(BF16))
+    want = np.exp(x.astype(np.float32)).astype(to_numpy(BF16))
+    np.testing.assert_array_equal(evaluate(k, x), want)
+
+
+def test_comparisons_widen_without_narrowing_back() -> None:
+    k = kernel_of("cmplt", BF16, BF16)
+    target = get_target("cpu-llvm")
+    decompose_kernel(k, target, target.dtypes - {"bf16"})
+    k.verify()
+    assert sum(isinstance(op, U.CastOp) for op in k.body.block.ops) == 2
