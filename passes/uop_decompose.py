@@ -12,11 +12,11 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
 - ``exp(x) = exp2(t) * (1 + r * ln2)`` with ``t = x * log2(e)`` and ``r`` its rounding error, recovered with
   fma (< 1 ulp; the plain ``exp2(x * log2(e))`` is off by up to 64 ulp for large |x|).
 - ``log(x) = log2(x) * ln2``.
-- ``tanh(x)``: ``x + x^3 * P(x^2)`` (Taylor, 9 terms) for |x| < 0.55, else ``±(1 - 2 / (exp(2|x|) + 1))``,
-  which cannot overflow (<= 1.4 ulp).
+- ``tanh(x)``: ``x + x^3 * P(x^2)`` (Taylor; 9 terms, f64 20) for |x| < 0.55, else ``±(1 - 2 / (exp(2|x|) + 1))``,
+  which cannot overflow (<= 1.4 ulp; f64 ~2 ulp).
 - ``erf(x)``: ``x + x * P(x^2)`` (Taylor, 12 terms) for |x| < 1, else ``±(1 - erfc(|x|))`` with the Numerical
-  Recipes Chebyshev fit of erfc (relative error 1.2e-7) (<= 1.4 ulp in f32; f64 gets the same ~1e-7 relative
-  accuracy).
+  Recipes Chebyshev fit of erfc (relative error 1.2e-7) (<= 1.4 ulp). f64: Taylor (30 terms) for |x| < 2, else
+  erfc by its continued fraction (depth 40) (~3 ulp).
 - ``pow(x, y) = exp2(y * log2(|x|))`` with numpy's special cases: ``y == 0``, ``x == 1`` and ``(-1) ** ±inf``
   give 1; a finite negative x gives nan unless y is an integer (±inf counts as even), and the result is negated
   for odd y; x = 0 gives 0 or inf by the sign of y. Not handled: the sign of ``(-0.0) ** odd`` (numpy: -0.0 or
@@ -30,6 +30,7 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,15 +56,30 @@ LN2 = Fraction(Decimal("0.69314718055994530941723212145817656807550013436026"))
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 TANH_SMALL = 0.55
-TANH_TAYLOR = (
-    -1 / 3, 2 / 15, -17 / 315, 62 / 2835, -1382 / 155925, 21844 / 6081075, -929569 / 638512875,
-    6404582 / 10854718875,
-)  # fmt: skip
-"""Coefficients of x^3, x^5, ..., x^17 in the Taylor series of tanh."""
+ERF_SMALL, ERF_SMALL_F64 = 1.0, 2.0
+ERFC_FRACTION_DEPTH = 40
 
-ERF_SMALL = 1.0
-ERF_TAYLOR = tuple((-1) ** n * TWO_OVER_SQRT_PI / (math.factorial(n) * (2 * n + 1)) for n in range(12))
-"""Coefficients of x, x^3, ..., x^23 in the Taylor series of erf."""
+
+def _series_terms(value: SSAValue, single: int, double: int) -> int:
+    """Terms of a series: enough for f32 (and narrower) or for f64."""
+    return double if bitwidth(element_type(value.type)) > 32 else single
+
+
+@functools.cache
+def tanh_taylor(terms: int) -> tuple[float, ...]:
+    """Coefficients of x^3, x^5, ... in the Taylor series of tanh: 2^2n (2^2n - 1) B_2n / (2n)!."""
+    bernoulli = [Fraction(1)]
+    for m in range(1, 2 * terms + 1):
+        bernoulli.append(-sum(math.comb(m + 1, k) * bernoulli[k] for k in range(m)) / (m + 1))
+    return tuple(
+        float(2 ** (2 * n) * (2 ** (2 * n) - 1) * bernoulli[2 * n] / math.factorial(2 * n)) for n in range(2, terms + 1)
+    )
+
+
+def erf_taylor(terms: int) -> tuple[float, ...]:
+    """Coefficients of x, x^3, ... in the Taylor series of erf."""
+    return tuple((-1) ** n * TWO_OVER_SQRT_PI / (math.factorial(n) * (2 * n + 1)) for n in range(terms))
+
 
 ERFC_CHEBYSHEV = (
     -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
@@ -243,20 +259,38 @@ def _tanh(b: Builder, x: SSAValue) -> SSAValue:
     e = b.alu("exp", b.alu("mul", a, b.const(2, x)))
     large = b.copysign_of(b.alu("sub", one, b.alu("div", b.const(2, x), b.alu("add", e, one))), x)
     x2 = b.alu("mul", x, x)
-    small = _odd_series(b, x, b.alu("mul", x2, b.poly(TANH_TAYLOR, x2)))
+    series = tanh_taylor(_series_terms(x, 9, 20))
+    small = _odd_series(b, x, b.alu("mul", x2, b.poly(series, x2)))
     return b.where(b.alu("cmplt", a, b.const(TANH_SMALL, x)), small, large)
 
 
 def _erf(b: Builder, x: SSAValue) -> SSAValue:
     z = b.alu("abs", x)
     one = b.const(1, x)
-    t = b.alu("div", one, b.alu("add", one, b.alu("mul", z, b.const(0.5, x))))
-    exponent = b.alu("sub", b.poly(ERFC_CHEBYSHEV, t), b.alu("mul", z, z))
-    erfc = b.alu("mul", t, b.alu("exp", exponent))
-    large = b.copysign_of(b.alu("sub", one, erfc), x)
+    double = bitwidth(element_type(x.type)) > 32
     x2 = b.alu("mul", x, x)
-    small = _odd_series(b, x, b.poly((ERF_TAYLOR[0] - 1, *ERF_TAYLOR[1:]), x2))
-    return b.where(b.alu("cmplt", z, b.const(ERF_SMALL, x)), small, large)
+    series = erf_taylor(30 if double else 12)
+    small = _odd_series(b, x, b.poly((series[0] - 1, *series[1:]), x2))
+    erfc = _erfc_fraction(b, z) if double else _erfc_chebyshev(b, z)
+    large = b.copysign_of(b.alu("sub", one, erfc), x)
+    return b.where(b.alu("cmplt", z, b.const(ERF_SMALL_F64 if double else ERF_SMALL, x)), small, large)
+
+
+def _erfc_chebyshev(b: Builder, z: SSAValue) -> SSAValue:
+    """erfc(z) for z >= 0 to 1.2e-7 relative (Numerical Recipes)."""
+    one = b.const(1, z)
+    t = b.alu("div", one, b.alu("add", one, b.alu("mul", z, b.const(0.5, z))))
+    exponent = b.alu("sub", b.poly(ERFC_CHEBYSHEV, t), b.alu("mul", z, z))
+    return b.alu("mul", t, b.alu("exp", exponent))
+
+
+def _erfc_fraction(b: Builder, z: SSAValue) -> SSAValue:
+    """erfc(z) for z >= 2 to f64 precision: exp(-z^2) / sqrt(pi) / (z + (1/2)/(z + 1/(z + (3/2)/(z + ...))))."""
+    f = z
+    for k in range(ERFC_FRACTION_DEPTH, 0, -1):
+        f = b.alu("add", z, b.alu("div", b.const(k / 2, z), f))
+    gauss = b.alu("exp", b.alu("neg", b.alu("mul", z, z)))
+    return b.alu("div", gauss, b.alu("mul", f, b.const(math.sqrt(math.pi), z)))
 
 
 def _pow(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:

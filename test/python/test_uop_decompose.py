@@ -167,6 +167,14 @@ def test_sign_of_integers() -> None:
     np.testing.assert_array_equal(evaluate(decomposed("sign", U32), u), np.sign(u))
 
 
+@pytest.mark.parametrize(("kind", "reference"), [("erf", REFERENCES["erf"]), ("tanh", np.tanh)])
+def test_f64_series_are_accurate_to_f64(kind: str, reference) -> None:
+    x = np.concatenate([np.linspace(-7, 7, 50_001), np.geomspace(1e-300, 1, 1000)])
+    want = reference(x)
+    err = np.abs(evaluate(decomposed(kind, F64), x) - want) / np.maximum(np.abs(want), 1e-300)
+    assert err.max() < 1e-15, f"{kind}: relative error {err.max():.2e} at x = {x[err.argmax()]}"
+
+
 def test_f64_rules_use_f64_constants() -> None:
     x = np.linspace(-700, 700, 10001)
     err = np.abs(evaluate(decomposed("exp", F64), x) / np.exp(x) - 1)
