@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -p 'lower-to-kernel,convert-kernel-to-uop{target=webgpu},uop-simplify,convert-uop-to-wgsl' -t wgsl | filecheck %s
+// RUN: kiln-opt %s -p lower-to-wgsl -t wgsl | filecheck %s
 // From the graph to WGSL: a 1-D kernel over 2^24 elements needs 2^24 / 64 = 262144 workgroups, more than the
 // 65535 WebGPU allows per grid dimension, so the launch is a 2-D grid of 52429 x 5 workgroups (each within the
 // limit) and the shader rebuilds the flat index from workgroup_id.y and .x and guards the overshoot.
