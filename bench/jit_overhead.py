@@ -85,7 +85,7 @@ def ctypes_floor(spec: ProgramSpec, inputs: list[np.ndarray]) -> Callable[[], No
         args = [addresses[v] if kind == "buf" else env[v] for kind, v in launch.args]  # type: ignore[index]
         calls.append((fn, (*args, 0, extent)))
 
-    def run() -> None:
+    def run(loaded=loaded) -> None:  # holding `loaded` keeps the kernels' code mapped
         for fn, args in calls:
             fn(*args)
 

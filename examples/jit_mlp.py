@@ -21,10 +21,10 @@ Params = tuple[Tensor, Tensor, Tensor, Tensor]
 
 
 def init_params(sizes: tuple[int, int, int] = (2, 32, 4), seed: int = 0, device: str | None = None) -> Params:
-    """He-initialized weights (drawn on the host, reproducibly) and zero biases."""
+    """Glorot-normal weights (drawn on the host, reproducibly) and zero biases."""
     n_in, n_hidden, n_out = sizes
-    w1 = Tensor.randn(n_in, n_hidden, seed=seed, device=device) * float(np.sqrt(2 / n_in))
-    w2 = Tensor.randn(n_hidden, n_out, seed=seed + 1, device=device) * float(np.sqrt(2 / n_hidden))
+    w1 = Tensor.randn(n_in, n_hidden, seed=seed, device=device) * float(np.sqrt(2 / (n_in + n_hidden)))
+    w2 = Tensor.randn(n_hidden, n_out, seed=seed + 1, device=device) * float(np.sqrt(2 / (n_hidden + n_out)))
     b1 = Tensor.zeros(n_hidden, device=device)
     b2 = Tensor.zeros(n_out, device=device)
     return w1.realize(), b1.realize(), w2.realize(), b2.realize()

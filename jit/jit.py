@@ -60,6 +60,13 @@ def _flatten(obj: Any, leaves: list[Any]) -> Hashable:
     return (t, obj)  # the type keeps 1, 1.0 and True apart
 
 
+@functools.cache
+def _tensors_only(n: int) -> Hashable:
+    """What ``_flatten`` gives for ``n`` positional tensor arguments and no keyword arguments."""
+    leaves: list[Any] = []
+    return (_flatten((Tensor(0),) * n, leaves), _flatten({}, leaves))
+
+
 def _unflatten(structure: Hashable, leaves: Iterator[Any]) -> Any:
     if structure == _LEAF:
         return next(leaves)
@@ -144,8 +151,12 @@ class JitFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current() is not None:  # called while tracing another function: trace through it
             return self.fn(*args, **kwargs)
-        leaves: list[Any] = []
-        structure = (_flatten(args, leaves), _flatten(kwargs, leaves))
+        if not kwargs and all(type(a) is Tensor for a in args):  # the common case, without the recursion
+            leaves: list[Any] = list(args)
+            structure = _tensors_only(len(args))
+        else:
+            leaves = []
+            structure = (_flatten(args, leaves), _flatten(kwargs, leaves))
         device = self.device or next((t.device for t in leaves if isinstance(t, Tensor)), None) or default_device()
         arrays = self._arrays(leaves, device)
         key = (structure, device, *[(a.shape, a.dtype) for a in arrays])
@@ -162,19 +173,17 @@ class JitFunction:
 
     def _arrays(self, leaves: list[Any], device: str) -> list[np.ndarray]:
         """The data of each tensor argument (lazy ones are realized first, together)."""
-        lazy_tensors = [t for t in leaves if isinstance(t, Tensor) and t._node.op != "buffer"]
-        if lazy_tensors:
-            realize(lazy_tensors, f"passing a tensor to @kiln.jit function '{self.name}'")
         arrays = []
         for t in leaves:
-            if isinstance(t, Tensor):
-                if t.device != device:
-                    raise JitError(
-                        f"@kiln.jit function '{self.name}' runs on {device}, got a tensor on {t.device} (use .to())"
-                    )
-                arrays.append(t._node.arg)
-            else:
+            if not isinstance(t, Tensor):
                 arrays.append(t)
+                continue
+            if t.device != device:
+                raise JitError(f"@kiln.jit function '{self.name}' runs on {device}, got a tensor on {t.device}")
+            if t._node.op != "buffer":
+                lazy_tensors = [t for t in leaves if isinstance(t, Tensor) and t._node.op != "buffer"]
+                realize(lazy_tensors, f"passing a tensor to @kiln.jit function '{self.name}'")
+            arrays.append(t._node.arg)
         return arrays
 
     def _owners(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str | None]:
@@ -283,7 +292,7 @@ class JitFunction:
                 raise JitError(f"@kiln.jit function '{self.name}' returned a numpy array; return tensors")
             if o._node.trace is not None and o._node.trace is not trace:
                 escaped = o._node.trace.name
-                raise TraceError(f"@kiln.jit function '{self.name}' returned a tensor that escaped the trace of '{escaped}'")
+                raise TraceError(f"@kiln.jit function '{self.name}' returned a tensor that escaped the trace of {escaped}")
             if o.device != device:
                 raise JitError(f"@kiln.jit function '{self.name}' returned a tensor on {o.device}, runs on {device}")
         sub = Subgraph.of([o._node for o in outputs])

@@ -43,7 +43,7 @@ class Node:
         self.shape = shape
         self.dtype = dtype
         self.arg = arg
-        self.trace = next((s.trace for s in srcs if s.trace is not None), None)
+        self.trace = next((s.trace for s in srcs if s.trace is not None), None) if srcs else None
 
     @property
     def type(self) -> TensorType:

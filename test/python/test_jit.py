@@ -12,6 +12,8 @@ from kiln.jit.lower import Subgraph
 from kiln.registry import PIPELINES, make_context
 from xdsl.parser import Parser
 
+from test_tensor_cases import require
+
 D = "interp"
 
 
@@ -207,6 +209,23 @@ def test_outputs_fed_back_as_inputs_replay_correctly() -> None:
         want = want * 0.5 + x.numpy()
     np.testing.assert_allclose(state.numpy(), want, rtol=1e-5)
     assert step.trace_count == 1
+
+
+IDENTITY_LOWERING = pytest.mark.xfail(
+    reason="convert-graph-to-kernel asserts when func.return returns a function argument", strict=True
+)
+
+
+@pytest.mark.parametrize(
+    "device", ["interp", pytest.param("cpu-llvm", marks=IDENTITY_LOWERING), pytest.param("cpu-c", marks=IDENTITY_LOWERING)]
+)
+def test_returning_an_argument_unchanged(device: str) -> None:
+    require(device)
+    f = jit(lambda x, y: (x.floor(), y * 2), device=device)
+    x = Tensor(np.array([3, -4], np.int32), device=device)
+    a, b = f(x, Tensor([1.5], device=device))
+    assert a.numpy().tolist() == [3, -4] and b.item() == 3.0
+    assert not np.shares_memory(a._node.arg, x._node.arg)
 
 
 def test_same_tensor_passed_twice() -> None:
