@@ -19,12 +19,14 @@ from scipy.special import erf
 
 from kiln.dialects.types import to_numpy
 from kiln.jit import Tensor
+from kiln.jit.lower import Subgraph
+from kiln.targets.description import get_target
 from kiln.runtime.errors import KilnError
 
 BINDINGS = (1, 3, 8)
 """Values of the symbolic batch N each case runs with."""
 
-DEVICES = ("interp", "cpu-llvm", "cpu-c")
+DEVICES = ("interp", "cpu-llvm", "cpu-c", "webgpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,11 @@ class Case:
 
     def reference(self, *arrays: np.ndarray) -> np.ndarray:
         return np.asarray((self.ref or self.fn)(*arrays))
+
+    def dtypes(self) -> frozenset[str]:
+        """Every dtype the case's graph uses (inputs, intermediates, result)."""
+        out = self.fn(*(Tensor(a, device="interp") for a in self.arrays(2)))
+        return frozenset(n.dtype for n in Subgraph.of([out._node]).order)
 
     def arrays(self, n: int, seed: int = 0) -> list[np.ndarray]:
         rng = np.random.default_rng(seed)
@@ -301,6 +308,13 @@ def require(device: str) -> None:
     """Skip the calling test when ``device`` does not work end to end here."""
     if (problem := device_problem(device)) is not None:
         pytest.skip(f"{device} is not usable here: {problem}")
+
+
+def supported(cases: Sequence[Case], device: str) -> tuple[Case, ...]:
+    """The cases whose dtypes ``device`` supports (the interpreter supports every dtype)."""
+    if device == "interp":
+        return tuple(cases)
+    return tuple(c for c in cases if c.dtypes() <= get_target(device).dtypes)
 
 
 def call(fn: Callable[..., Tensor], arrays: Sequence[np.ndarray], device: str) -> Tensor:
