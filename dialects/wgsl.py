@@ -281,10 +281,11 @@ class EntryOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> EntryOp:
         name = parser.parse_symbol_name()
-        args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True))
+        paren = Parser.Delimiter.PAREN
+        args = parser.parse_comma_separated_list(paren, lambda: parser.parse_argument(expect_type=True))
         parser.parse_keyword("workgroup_size")
         pos = parser.pos
-        sizes = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False))
+        sizes = parser.parse_comma_separated_list(paren, lambda: parser.parse_integer(allow_boolean=False))
         if len(sizes) != 3:
             parser.raise_error(f"workgroup_size takes 3 sizes (x, y, z), got {len(sizes)}", pos, parser.pos)
         attrs = parser.parse_optional_attr_dict_with_keyword()
@@ -337,7 +338,8 @@ class BuiltinOp(IRDLOperation):
     def verify_(self) -> None:
         if self.input_name not in BUILTINS or self.component not in ("x", "y", "z"):
             raise VerifyException(
-                f"unknown wgsl.builtin '{self.builtin.data}' (expected <name>.<x|y|z>, name one of {', '.join(BUILTINS)})"
+                f"unknown wgsl.builtin '{self.builtin.data}' "
+                f"(expected <name>.<x|y|z>, name one of {', '.join(BUILTINS)})"
             )
 
     @classmethod
@@ -390,10 +392,14 @@ class ForOp(IRDLOperation):
         t = self.lo.type
         _check_scalar(t, "wgsl.for bounds", INTEGERS)
         if self.hi.type != t:
-            raise VerifyException(f"wgsl.for bounds must have one type, got {wgsl_name(t)} and {wgsl_name(self.hi.type)}")
+            raise VerifyException(
+                f"wgsl.for bounds must have one type, got {wgsl_name(t)} and {wgsl_name(self.hi.type)}"
+            )
         args = self.body.block.args
         if len(args) != 1 or args[0].type != t:
-            raise VerifyException(f"wgsl.for body must take one argument of the bound type {wgsl_name(t)} (the counter)")
+            raise VerifyException(
+                f"wgsl.for body must take one argument of the bound type {wgsl_name(t)} (the counter)"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> ForOp:
@@ -661,7 +667,8 @@ class StoreOp(IRDLOperation):
 # ---------------------------------------------------------------------------------------------
 # expressions
 
-ARITHMETIC, BITWISE, SHIFT, COMPARISON, EQUALITY, LOGICAL = "arith", "bitwise", "shift", "compare", "equality", "logical"
+ARITHMETIC, BITWISE, SHIFT = "arith", "bitwise", "shift"
+COMPARISON, EQUALITY, LOGICAL = "compare", "equality", "logical"
 BINARY_OPERATORS: dict[str, str] = {
     **dict.fromkeys(("+", "-", "*", "/", "%"), ARITHMETIC),
     **dict.fromkeys(("&", "|", "^"), BITWISE),
@@ -687,7 +694,11 @@ def binary_operand_allowed(operator: str) -> frozenset[Attribute]:
     """The left operand types a binary operator takes."""
     allowed = _OPERAND_TYPES[BINARY_OPERATORS[operator]]
     return allowed | {BOOL} if operator in _BOOL_BITWISE else allowed
-UNARY_OPERATORS: dict[str, frozenset[Attribute]] = {"-": frozenset({I32, F32, F16}), "~": INTEGERS, "!": frozenset({BOOL})}
+UNARY_OPERATORS: dict[str, frozenset[Attribute]] = {
+    "-": frozenset({I32, F32, F16}),
+    "~": INTEGERS,
+    "!": frozenset({BOOL}),
+}
 """WGSL unary operators and the operand types each takes (``-`` is not defined on u32)."""
 
 
@@ -717,7 +728,8 @@ class LiteralOp(IRDLOperation):
 
     @classmethod
     def of(cls, number: int | float | bool, t: Attribute) -> LiteralOp:
-        return cls(FloatAttr(float(number), t) if is_float(t) else IntegerAttr(int(number), t))  # type: ignore[arg-type]
+        value = FloatAttr(float(number), t) if is_float(t) else IntegerAttr(int(number), t)  # type: ignore[arg-type]
+        return cls(value)
 
     def verify_(self) -> None:
         if not isinstance(self.value, IntegerAttr | FloatAttr):
@@ -818,10 +830,12 @@ class BinaryOp(IRDLOperation):
         expected = binary_operand_types(op, t)[1]
         if self.rhs.type != expected:
             raise VerifyException(
-                f"wgsl.binary '{op}' on {wgsl_name(t)} takes a {wgsl_name(expected)} right operand, got {wgsl_name(self.rhs.type)}"
+                f"wgsl.binary '{op}' on {wgsl_name(t)} takes a {wgsl_name(expected)} right operand, "
+                f"got {wgsl_name(self.rhs.type)}"
             )
         if self.result.type != binary_result_type(op, t):
-            raise VerifyException(f"wgsl.binary '{op}' on {t} gives {binary_result_type(op, t)}, not {self.result.type}")
+            expected = binary_result_type(op, t)
+            raise VerifyException(f"wgsl.binary '{op}' on {t} gives {expected}, not {self.result.type}")
 
     @classmethod
     def parse(cls, parser: Parser) -> BinaryOp:
@@ -981,7 +995,9 @@ class CallOp(IRDLOperation):
         pos = parser.pos
         t = parser.parse_function_type()
         if len(t.inputs) != len(args) or len(t.outputs) != 1:
-            parser.raise_error(f"expected a function type of {len(args)} inputs and one result, got {t}", pos, parser.pos)
+            parser.raise_error(
+                f"expected a function type of {len(args)} inputs and one result, got {t}", pos, parser.pos
+            )
         return cls.create(
             operands=[parser.resolve_operand(a, ty) for a, ty in zip(args, t.inputs.data)],
             properties={"callee": callee},

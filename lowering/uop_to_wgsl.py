@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, IndexType, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -55,7 +55,11 @@ from kiln.tools.diagnostics import error_at
 OPTIONAL_FEATURES = ("shader-f16",)
 """Device features the ``features`` option may name (the ones ``kiln.targets.wgsl.toolchain`` requests)."""
 
-BUILTIN_OF_SPECIAL = {"group_id": "workgroup_id", "local_id": "local_invocation_id", "global_id": "global_invocation_id"}
+BUILTIN_OF_SPECIAL = {
+    "group_id": "workgroup_id",
+    "local_id": "local_invocation_id",
+    "global_id": "global_invocation_id",
+}
 """The WGSL builtin input behind each GPU ``uop.special`` (per component x/y/z)."""
 
 INDEX_RANGE = (-(2**31), 2**31 - 1)
@@ -84,7 +88,8 @@ class ConvertUopToWGSL(ModulePass):
         unknown = sorted(set(self.features) - set(OPTIONAL_FEATURES))
         if unknown:
             raise PassFailedException(
-                f"convert-uop-to-wgsl: unknown WebGPU feature(s) {', '.join(unknown)} (known: {', '.join(OPTIONAL_FEATURES)})"
+                f"convert-uop-to-wgsl: unknown WebGPU feature(s) {', '.join(unknown)} "
+                f"(known: {', '.join(OPTIONAL_FEATURES)})"
             )
         target = describe_limits(DEFAULT_LIMITS, self.features)
         for kernel in [k for k in op.ops if isinstance(k, uop.UopKernelOp)]:
@@ -113,14 +118,9 @@ class _KernelConverter:
         name = self.kernel.sym_name.data
         entry = wgsl.EntryOp(name, types, self._workgroup_size(), dict(self.kernel.attributes))
         entry.location = self.kernel.location
-        symbols = self.kernel.attributes.get("symbols")
-        scalar_names = [s.data for s in symbols.data] if isinstance(symbols, ArrayAttr) else []  # type: ignore[attr-defined]
-        buffers = sum(isinstance(t, wgsl.StorageType) for t in types)
-        for p, arg in zip(params, entry.params):
+        for p, arg, default in zip(params, entry.params, self._param_names(len(entry.buffers), len(params))):
             self.lanes[p.result] = [arg]
-            k = p.index.value.data
-            named = scalar_names[k - buffers] if buffers <= k < buffers + len(scalar_names) else None
-            arg.name_hint = p.result.name_hint or named or f"p{k}"
+            arg.name_hint = p.result.name_hint or default
         self.blocks.append(entry.body.block)
         for op in self.kernel.body.block.ops:
             self.current = op
@@ -129,18 +129,27 @@ class _KernelConverter:
 
     def _params(self) -> list[uop.ParamOp]:
         """The params by index (0..n-1, no gaps), buffers before scalars: the bindings the runtime makes."""
-        params = sorted((o for o in self.kernel.body.block.ops if isinstance(o, uop.ParamOp)), key=lambda p: p.index.value.data)
+        found = (o for o in self.kernel.body.block.ops if isinstance(o, uop.ParamOp))
+        params = sorted(found, key=lambda p: p.index.value.data)
         for expected, p in enumerate(params):
             if p.index.value.data != expected:
-                raise error_at(p, f"uop.param indices must be 0..{len(params) - 1} without gaps; param {expected} is missing")
-        scalar = next((p for p in params if not isinstance(p.result.type, uop.PtrType)), None)
-        for p in params:
-            if scalar is not None and isinstance(p.result.type, uop.PtrType) and p.index.value.data > scalar.index.value.data:
                 raise error_at(
-                    p, f"buffer param {p.index.value.data} comes after scalar param {scalar.index.value.data}: webgpu "
-                    "kernels take their buffers first (bindings 0..n-1), then their scalars (one uniform struct)"
+                    p, f"uop.param indices must be 0..{len(params) - 1} without gaps; param {expected} is missing"
+                )
+        scalars = [k for k, p in enumerate(params) if not isinstance(p.result.type, uop.PtrType)]
+        for k, p in enumerate(params):
+            if scalars and k > scalars[0] and isinstance(p.result.type, uop.PtrType):
+                raise error_at(
+                    p, f"buffer param {k} comes after scalar param {scalars[0]}: webgpu kernels take their buffers "
+                    "first (bindings 0..n-1), then their scalars (one uniform struct)"
                 )
         return params
+
+    def _param_names(self, buffers: int, count: int) -> list[str]:
+        """Names for params without one: the kernel's ``symbols`` name its scalars, in order; else ``p<n>``."""
+        symbols = self.kernel.attributes.get("symbols")
+        names = [s.data for s in symbols.data if isinstance(s, StringAttr)] if isinstance(symbols, ArrayAttr) else []
+        return [f"p{k}" if not 0 <= k - buffers < len(names) else names[k - buffers] for k in range(count)]
 
     def _param_type(self, p: uop.ParamOp) -> Attribute:
         t = p.result.type
@@ -160,7 +169,10 @@ class _KernelConverter:
             )
         sizes = list(local.data) if isinstance(local, ArrayAttr) else []
         if len(sizes) != 3 or not all(isinstance(s, IntegerAttr) for s in sizes):
-            raise error_at(self.kernel, f"uop.kernel @{name} local_size must be 3 integers (a constant workgroup size), got {local}")
+            raise error_at(
+                self.kernel, f"uop.kernel @{name} local_size must be 3 integers (a constant workgroup size), "
+                f"got {local}"
+            )
         return [s.value.data for s in sizes]  # type: ignore[union-attr]
 
     @property
@@ -336,7 +348,10 @@ class _KernelConverter:
     def _const(self, op: uop.ConstOp) -> None:
         value = op.value
         t = self._value_type(element_type(op.result.type), op)
-        numbers = value.get_values() if isinstance(value, DenseIntOrFPElementsAttr) else [value.value.data]  # type: ignore[union-attr]
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            numbers = list(value.get_values())
+        else:
+            numbers = [value.value.data]  # type: ignore[attr-defined]
         if len(numbers) == 1:
             numbers = numbers * lanes(op.result.type)
         if t == I32 and any(not INDEX_RANGE[0] <= n <= INDEX_RANGE[1] for n in numbers):

@@ -29,7 +29,7 @@ from xdsl.dialects.func import FuncOp as HostFuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from kiln.dialects import wgsl
-from kiln.dialects.wgsl import BOOL, F16, F32, I32, U32, wgsl_name
+from kiln.dialects.wgsl import BOOL, F16, F32, U32, wgsl_name
 from kiln.tools.diagnostics import error_at
 
 
@@ -121,10 +121,12 @@ def _shift_helpers(t: str, suffix: str) -> dict[str, _Piece]:
     beyond = f"select(0{suffix}, -1{suffix}, a < 0{suffix})" if t == "i32" else f"0{suffix}"
     return {
         f"kiln_shl_{t}": _Piece(
-            f"fn kiln_shl_{t}(a: {t}, b: {t}) -> {t} {{ let s = {amount}; return select(a << (s & 31u), 0{suffix}, s >= 32u); }}"
+            f"fn kiln_shl_{t}(a: {t}, b: {t}) -> {t} {{\n"
+            f"  let s = {amount};\n  return select(a << (s & 31u), 0{suffix}, s >= 32u);\n}}"
         ),
         f"kiln_shr_{t}": _Piece(
-            f"fn kiln_shr_{t}(a: {t}, b: {t}) -> {t} {{ let s = {amount}; return select(a >> (s & 31u), {beyond}, s >= 32u); }}"
+            f"fn kiln_shr_{t}(a: {t}, b: {t}) -> {t} {{\n"
+            f"  let s = {amount};\n  return select(a >> (s & 31u), {beyond}, s >= 32u);\n}}"
         ),
     }
 
@@ -300,7 +302,7 @@ class _EntryPrinter:
         """Write the entry's module-scope declarations; returns the text each parameter/array stands for."""
         out: dict[SSAValue, str] = {}
         grid = self.entry.attributes.get("global_size")
-        launch = f": dispatch_workgroups({', '.join(_plain(g) for g in grid.data)})" if isinstance(grid, ArrayAttr) else ""
+        launch = f": dispatch_workgroups({', '.join(map(_plain, grid.data))})" if isinstance(grid, ArrayAttr) else ""
         self.lines.append(f"// @{self.kernel}{launch}")
         fresh = self.module_names.fresh
         for binding, arg in enumerate(self.entry.buffers):
@@ -341,7 +343,8 @@ class _EntryPrinter:
             case wgsl.ForOp():
                 lo, hi = self._operand(op.lo), self._operand(op.hi)
                 i = self.names.define(op.counter, _DEFAULT_NAMES[wgsl.ForOp])
-                self._line(depth, f"for (var {i}: {self._type(op.counter.type)} = {lo}; {i} < {_operand_text(hi)}; {i}++) {{")
+                header = f"var {i}: {self._type(op.counter.type)} = {lo}; {i} < {_operand_text(hi)}; {i}++"
+                self._line(depth, f"for ({header}) {{")
                 self._block(op.body.block, depth + 1)
                 self._line(depth, "}")
             case wgsl.IfOp():

@@ -370,7 +370,9 @@ LIT_INPUTS = sorted((ROOT / "test" / "targets" / "wgsl").glob("*.mlir")) + sorte
 )
 
 
-@pytest.mark.parametrize("path", [p for p in LIT_INPUTS if "invalid" not in p.name], ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "path", [p for p in LIT_INPUTS if "invalid" not in p.name], ids=lambda p: f"{p.parent.name}/{p.name}"
+)
 def test_lit_inputs_emit_valid_wgsl(path: Path) -> None:
     for chunk in path.read_text().split("// -----"):
         if "uop.kernel" not in chunk and "wgsl.entry" not in chunk:
