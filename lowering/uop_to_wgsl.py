@@ -50,10 +50,8 @@ from kiln.dialects.types import DTYPES, dtype_name, itemsize
 from kiln.dialects.wgsl import BOOL, F16, FLOATS, I32, U32
 from kiln.targets.description import TargetDescription
 from kiln.targets.wgsl.description import DEFAULT_LIMITS, describe_limits
+from kiln.targets.wgsl.toolchain import OPTIONAL_FEATURES
 from kiln.tools.diagnostics import error_at
-
-OPTIONAL_FEATURES = ("shader-f16",)
-"""Device features the ``features`` option may name (the ones ``kiln.targets.wgsl.toolchain`` requests)."""
 
 BUILTIN_OF_SPECIAL = {
     "group_id": "workgroup_id",
