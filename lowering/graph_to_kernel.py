@@ -89,7 +89,8 @@ class _KernelEmitter:
         self.b.output_key = out_key
         shape = self.dims(t)
         idx = [self.new_range(d, K.AxisKind.GLOBAL)[0] for d in shape]
-        v = self.compute(root, tuple(idx), ())
+        # A function result that is an argument is copied (its kernel is a load and a store).
+        v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else self.compute(root, tuple(idx), ())
         self.b.store(out, linearize(idx, shape), v, None)
 
     # -- values ----------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def splat_value(v: SSAValue) -> float | int | bool | None:
 def _replace_with_splat(rewriter: PatternRewriter, op: Operation, value: object) -> None:
     t: TensorType = op.results[0].type  # type: ignore[assignment]
     scalar = np.asarray(value).item()
-    rewriter.replace_op(op, G.ConstantOp.splat(scalar, t))
+    rewriter.replace(op, G.ConstantOp.splat(scalar, t))
 
 
 class FoldConstants(RewritePattern):
@@ -99,7 +99,7 @@ class RemoveIdentities(RewritePattern):
         elif isinstance(op, G.PermuteOp) and list(_ints(op.perm)) == list(range(len(_ints(op.perm)))):
             x = op.input
         if x is not None:
-            rewriter.replace_op(op, [], [x])
+            rewriter.replace(op, [], [x])
 
 
 def _ints(attr: object) -> tuple[int, ...]:
@@ -119,11 +119,11 @@ class FoldMovementChains(RewritePattern):
         if isinstance(op, G.PermuteOp):
             p_in, p_out = _ints(inner.properties["perm"]), _ints(op.perm)
             perm = [p_in[p] for p in p_out]
-            rewriter.replace_op(op, G.PermuteOp.build_op([src], perm=tuple(perm)))
+            rewriter.replace(op, G.PermuteOp.build_op([src], perm=tuple(perm)))
         elif isinstance(op, G.ReshapeOp | G.ExpandOp):
-            rewriter.replace_op(op, type(op).build_op([src], result_type=op.results[0].type))
+            rewriter.replace(op, type(op).build_op([src], result_type=op.results[0].type))
         elif isinstance(op, G.FlipOp) and _ints(op.axes) == _ints(inner.properties["axes"]):
-            rewriter.replace_op(op, [], [src])
+            rewriter.replace(op, [], [src])
 
 
 PATTERNS: tuple[RewritePattern, ...] = (FoldConstants(), FoldSplatMovement(), RemoveIdentities(), FoldMovementChains())

@@ -8,6 +8,7 @@ possible (one compile covers many ops: the suite stays fast).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,11 @@ class Program:
     rtol: float = 1e-5
     atol: float = 1e-6
     tags: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        # Every dtype the program's types mention counts, including results (argmax's i64, say).
+        found = {m.group(1) for m in re.finditer(r"!graph\.tensor<(?:[^>]*x)?(\w+)>", self.text)}
+        self.dtypes = frozenset(self.dtypes | found)
 
 
 def _t(shape: tuple, dt: str) -> str:
