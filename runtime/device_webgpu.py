@@ -419,6 +419,16 @@ class WebGPUDevice(Device):
         ok, why = available()
         return None if ok else why
 
+    @property
+    def pipeline(self) -> str:
+        """lower-to-wgsl, with f16 enabled in the conversion when this device has the shader-f16 feature."""
+        from kiln.targets.wgsl.toolchain import gpu
+
+        text = super().pipeline
+        if "f16" in gpu().target.dtypes:
+            text = text.replace("convert-uop-to-wgsl", "convert-uop-to-wgsl{features=shader-f16}")
+        return text
+
     def load(self, spec: ProgramSpec) -> WebGPUProgram:
         """Load a program whose kernels are WGSL (shader module and pipelines are built here, once)."""
         return WebGPUProgram(spec)

@@ -102,7 +102,7 @@ class Device(ABC):
         key = self.cache_key(text, function_name)
         if (hit := cache.get(PROGRAM_NAMESPACE, key)) is not None:
             return ProgramSpec.from_json(hit.decode())
-        spec = lower_program(parse_module(module), function_name, self.name)
+        spec = lower_program(parse_module(module), function_name, self.name, self.pipeline)
         cache.put(PROGRAM_NAMESPACE, key, spec.to_json().encode())
         return spec
 
@@ -152,8 +152,9 @@ def find_function(module: Any, function_name: str) -> Any:
     raise KilnError(f"no function @{function_name} in the module (functions: {', '.join(names) or 'none'})")
 
 
-def lower_program(module: Any, function_name: str, device: str) -> ProgramSpec:
-    """Run the device's pipeline on a copy of ``module`` and emit its kernels; returns the whole program."""
+def lower_program(module: Any, function_name: str, device: str, pipeline_text: str | None = None) -> ProgramSpec:
+    """Run the device's pipeline (default: its named pipeline) on a copy of ``module`` and emit its kernels;
+    returns the whole program."""
     from xdsl.passes import ModulePass, PassPipeline
     from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
 
@@ -168,7 +169,7 @@ def lower_program(module: Any, function_name: str, device: str) -> ProgramSpec:
             found.append(read_schedule(op, function_name, device))
 
     pipeline_name, emitter = LOWERINGS[device]
-    pipeline_text = PIPELINES[pipeline_name]
+    pipeline_text = pipeline_text or PIPELINES[pipeline_name]
     try:
         pipeline = PassPipeline.parse_spec(get_all_passes(), pipeline_text, before_conversion)
     except ImportError as e:
