@@ -1,0 +1,229 @@
+"""The default choice of opts: rules over a kernel's shape, its accesses' strides and the target description.
+
+The rules and the measurements behind them are in docs/optimizer.md ("The heuristic"). In short:
+
+- **register tiles** (kernels with a reduce and an output axis some reduced load does not move along, as in a
+  matmul): upcast the axis the store and loads walk contiguously by two vectors (one if it is shorter), padding
+  it when that wastes little, and an axis with register reuse by 8 (GPUs: 4 and 4);
+- **reductions over a contiguous axis** on targets whose compiler does not reassociate float math: upcast the
+  reduce axis by a vector of partial sums (LLVM, which may reassociate, vectorizes the plain loop better);
+- **CPU cores**: the runtime splits the outermost global range; when that one is too short, ``thread`` splits
+  a longer one instead;
+- **GPU**: tensor cores for f16/bf16 matmuls, grouped reductions for small outputs (both only where the
+  linearizer implements them), reduce unrolling, and workgroups of up to 128 threads.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from kiln.dialects import kernel as K
+from kiln.dialects.types import dtype_name
+from kiln.passes.optimize.apply import MAX_UNROLL, apply_opt
+from kiln.passes.optimize.opts import Opt, OptError, OptOp
+from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, expansion, kind, ranges, reduce_axes
+from kiln.targets.description import TargetDescription
+
+REASSOCIATING_TARGETS = frozenset({"cpu-llvm"})
+"""Targets whose float arithmetic may be reassociated by their compiler (LLVM's ``reassoc`` flags), so its loop
+vectorizer turns a plain reduce loop into vector code itself. Splitting accumulators by hand there made row
+sums 20x slower (LLVM then vectorizes the outer loop with gathers); on cpu-c it made them 8x faster."""
+REUSE_TILE = 8
+"""Rows of a CPU register tile (8 x two AVX-512 vectors = 16 accumulator registers of 32)."""
+GPU_TILE = 4
+MAX_PAD_WASTE = 0.25
+"""Pad an axis to a multiple of the vector width only if at most this fraction of the work is padding."""
+GPU_LOCAL_THREADS = 128
+GROUP_OUTPUT_LIMIT = 2048
+"""GPU reductions with at most this many outputs get a grouped (workgroup-parallel) reduce."""
+GROUP_SIZE = 16
+MIN_THREAD_WORK = 1 << 16
+"""Below this many loads, stores and ALU ops a kernel is not worth a ``thread`` split."""
+
+
+def heuristic_opts(kernel: K.KernelOp, target: TargetDescription) -> list[Opt]:
+    """Choose opts for ``kernel`` and apply them to it (in place); returns them in order."""
+    tuner = _Tuner(kernel, target)
+    if target.has_local:
+        tuner.gpu()
+    else:
+        tuner.cpu()
+    return tuner.applied
+
+
+class _Tuner:
+    def __init__(self, kernel: K.KernelOp, target: TargetDescription):
+        self.kernel, self.target = kernel, target
+        self.applied: list[Opt] = []
+        stores = [op for op in kernel.body.block.ops if isinstance(op, K.StoreOp)]
+        self.dtype = stores[0].value.type if stores else None
+        self.width = target.vector_width(dtype_name(self.dtype)) if self.dtype is not None else 1
+
+    def attempt(self, op: OptOp, r: K.RangeOp, amount: int) -> bool:
+        """Apply ``op`` on range ``r``; False (kernel unchanged) when it is illegal."""
+        numbered = reduce_axes(self.kernel) if op in (OptOp.UNROLL, OptOp.GROUP, OptOp.GROUPTOP) else axes(self.kernel)
+        opt = Opt(op, numbered.index(r), amount)
+        try:
+            apply_opt(self.kernel, opt, self.target)
+        except OptError:
+            return False
+        self.applied.append(opt)
+        return True
+
+    # -- analysis ---------------------------------------------------------------------------
+
+    def outputs(self) -> list[K.RangeOp]:
+        return [r for r in ranges(self.kernel) if kind(r) in (AxisKind.GLOBAL, AxisKind.LOOP)]
+
+    def reduces(self) -> list[K.RangeOp]:
+        return [r for r in ranges(self.kernel) if kind(r) == AxisKind.REDUCE]
+
+    def vector_axis(self, strides: Strides) -> K.RangeOp | None:
+        """The innermost output axis that every store walks contiguously, and every load that moves along it
+        walks contiguously too (so upcast lanes become vector loads and stores)."""
+        for r in reversed(self.outputs()):
+            stores = [a for a in strides.accesses if isinstance(a, K.StoreOp)]
+            if stores and all(strides.stride(s, r) == 1 for s in stores) and all(
+                strides.stride(a, r) in (0, 1) for a in strides.accesses
+            ):
+                return r
+        return None
+
+    def reuse_axis(self, strides: Strides, exclude: K.RangeOp | None) -> K.RangeOp | None:
+        """An output axis along which some load that the reduce walks stays put: upcasting it reuses that
+        load from a register. The one with the most such loads (innermost first on ties)."""
+        reduced = self.reduces()
+        loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) not in (0,) for k in reduced)]
+        best, best_count = None, 0
+        for r in reversed(self.outputs()):
+            if r is exclude or const_size(r) is None:
+                continue
+            count = sum(1 for a in loads if strides.stride(a, r) == 0)
+            if count > best_count:
+                best, best_count = r, count
+        return best
+
+    # -- shared steps -----------------------------------------------------------------------
+
+    def upcast_vector(self, r: K.RangeOp, lanes: int) -> bool:
+        """Upcast ``r`` by ``lanes`` (or the vector width), padding it first when that wastes little."""
+        size = const_size(r)
+        if size is None or size < self.width:
+            return False
+        for amount in (lanes, self.width):
+            if size % amount == 0 and self.attempt(OptOp.UPCAST, r, amount):
+                return True
+        padded = -(-size // self.width) * self.width
+        if (padded - size) / padded <= MAX_PAD_WASTE and self.attempt(OptOp.PADTO, r, self.width):
+            return self.attempt(OptOp.UPCAST, r, self.width)
+        return False
+
+    def upcast_divisor(self, r: K.RangeOp, amounts: tuple[int, ...]) -> bool:
+        size = const_size(r)
+        return size is not None and any(size % a == 0 and self.attempt(OptOp.UPCAST, r, a) for a in amounts if a < size)
+
+    def register_tile(self, vector_lanes: int, reuse_rows: tuple[int, ...]) -> bool:
+        """In a kernel with a reduce, upcast the vector axis (by ``vector_lanes`` when another axis brings
+        register reuse, else by one vector) and that reuse axis; whether anything was tiled."""
+        if not self.reduces():
+            return False
+        strides = Strides(self.kernel)
+        v = self.vector_axis(strides)
+        u = self.reuse_axis(strides, v)
+        tiled = v is not None and self.upcast_vector(v, vector_lanes if u is not None else self.width)
+        return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
+
+    # -- CPU --------------------------------------------------------------------------------
+
+    def cpu(self) -> None:
+        if not self.register_tile(2 * self.width, (REUSE_TILE, 4, 2)):
+            self.partial_sums()
+        self.cores()
+
+    def partial_sums(self) -> None:
+        """A float reduction along a contiguous axis gets a vector of partial sums, unless the target's
+        compiler reassociates and vectorizes the plain loop itself."""
+        if self.target.name in REASSOCIATING_TARGETS or self.width < 2:
+            return
+        strides = Strides(self.kernel)
+        for r in reversed(self.reduces()):
+            loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and strides.stride(a, r) != 0]
+            if loads and all(strides.stride(a, r) == 1 for a in loads) and self.upcast_divisor(r, (self.width,)):
+                return
+
+    def cores(self) -> None:
+        """Make sure the range the runtime splits across cores is long enough to split."""
+        cores = self.target.cpu_cores or 1
+        globals_ = [r for r in ranges(self.kernel) if kind(r) == AxisKind.GLOBAL]
+        if cores < 2 or not globals_ or (const_size(globals_[0]) or cores) >= cores or self.work() < MIN_THREAD_WORK:
+            return
+        for r in sorted(globals_[1:], key=lambda r: -(const_size(r) or 0)):
+            if (const_size(r) or 0) >= 2 * cores and self.attempt(OptOp.THREAD, r, cores):
+                return
+
+    def work(self) -> int:
+        """Loads, stores and ALU ops the kernel executes (symbolic sizes counted as 1)."""
+        points = math.prod(const_size(r) or 1 for r in ranges(self.kernel))
+        body = sum(1 for op in self.kernel.body.block.ops if not isinstance(op, K.ConstOp | K.RangeOp))
+        return points * body // max(1, expansion(self.kernel))
+
+    # -- GPU --------------------------------------------------------------------------------
+
+    def gpu(self) -> None:
+        from kiln.passes.optimize.tensor_cores import matching_tensor_cores
+
+        if matching_tensor_cores(self.kernel, self.target) and linearizer_supports(self.target, "tensor_core"):
+            self.tensor_core()
+            return
+        if self.grouped_reduce():
+            return
+        self.register_tile(GPU_TILE, (GPU_TILE, 2))
+        self.unroll()
+        self.workgroup()
+
+    def tensor_core(self) -> None:
+        """The first matching matmul on the target's first tensor core."""
+        opt = Opt(OptOp.TC, 0, 0)
+        apply_opt(self.kernel, opt, self.target)
+        self.applied.append(opt)
+
+    def grouped_reduce(self) -> bool:
+        reduced = self.reduces()
+        outputs = math.prod(const_size(r) or 1 << 20 for r in self.outputs())
+        if not reduced or outputs > GROUP_OUTPUT_LIMIT or not linearizer_supports(self.target, "group_reduce"):
+            return False
+        return self.attempt(OptOp.GROUPTOP, reduced[-1], GROUP_SIZE)
+
+    def unroll(self) -> None:
+        """Unroll the innermost reduce loop: fully when short, else by 4."""
+        reduced = self.reduces()
+        if not reduced:
+            return
+        r = reduced[-1]
+        size = const_size(r) or 0
+        if 2 <= size <= MAX_UNROLL:
+            self.attempt(OptOp.UNROLL, r, 0)
+        elif size % 4 == 0:
+            self.attempt(OptOp.UNROLL, r, 4)
+
+    def workgroup(self) -> None:
+        """Workgroup dimensions on the innermost global axes: up to 32 threads along x, the rest on y."""
+        budget = GPU_LOCAL_THREADS
+        globals_ = [r for r in ranges(self.kernel) if kind(r) == AxisKind.GLOBAL and const_size(r) != 1]
+        for r, choices in zip(reversed(globals_), ((32, 16, 8, 4, 2), (4, 2))):
+            size = const_size(r)
+            for amount in choices:
+                if size is not None and amount <= budget and size % amount == 0 and self.attempt(OptOp.LOCAL, r, amount):
+                    budget //= amount
+                    break
+
+
+@functools.cache
+def linearizer_supports(target: TargetDescription, feature: str) -> bool:
+    """Whether ``convert-kernel-to-uop`` implements ``feature`` ("group_reduce" or "tensor_core") for
+    ``target``: the heuristic must not choose opts the next pass cannot lower. Found by linearizing a tiny
+    probe kernel, so it turns on by itself when the linearizer learns the feature."""
+    from kiln.passes.optimize.probes import probe_linearizer
+
+    return probe_linearizer(target, feature)

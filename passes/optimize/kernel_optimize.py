@@ -1,0 +1,89 @@
+"""``kernel-optimize``: choose and apply opts to every ``kernel.kernel`` of a module.
+
+``kernel-optimize{target=cpu-llvm}``                     the heuristic's opts for each kernel
+``kernel-optimize{opts="upcast:0:4,unroll:0:4"}``        exactly these opts (on every kernel, or ``kernel=NAME``)
+``kernel-optimize{search=beam beam-width=4}``            beam search timed on the target's device, cached
+``kernel-optimize{search=none}``                         record ``opts = []`` and change nothing
+
+Each kernel's ``opts`` attribute lists what was applied; a kernel that has one already was optimized before
+and is left alone by the heuristic and the search (explicit opts are applied on top). docs/optimizer.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from kiln.dialects.kernel import KernelOp
+from kiln.passes.optimize.apply import apply_opts
+from kiln.passes.optimize.heuristic import heuristic_opts
+from kiln.passes.optimize.opts import OptError, parse_opts
+from kiln.passes.optimize.space import applied, record
+from kiln.runtime.errors import KilnError
+from kiln.targets.description import get_target
+from kiln.tools.diagnostics import error_at
+
+SEARCHES = ("heuristic", "beam", "none")
+
+
+@dataclass(frozen=True)
+class KernelOptimize(ModulePass):
+    """Apply optimization opts to kernels: explicit (opts=...), the heuristic (default) or a beam search."""
+
+    name = "kernel-optimize"
+
+    target: str = "cpu-llvm"
+    opts: str | None = None
+    """Comma-separated opts (``upcast:0:4,unroll:0:4``) applied to every kernel instead of choosing."""
+    kernel: str | None = None
+    """Only optimize the kernel of this name."""
+    search: str = "heuristic"
+    """How opts are chosen without ``opts``: ``heuristic``, ``beam`` (timed search) or ``none``."""
+    beam_width: int = 4
+    time_per_kernel: float = 20.0
+    """Search budget per kernel, seconds."""
+    time_total: float = 120.0
+    """Search budget for the whole module, seconds."""
+    max_candidates: int = 400
+    """Candidates timed per kernel at most."""
+    min_progress: float = 0.02
+    """A search round must make the best time this fraction faster, or the search of that kernel stops."""
+    workers: int = 0
+    """Processes compiling candidates (0: one per core)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            target = get_target(self.target)
+        except KilnError as e:
+            raise PassFailedException(f"kernel-optimize: {e}") from None
+        if self.search not in SEARCHES:
+            raise PassFailedException(f"kernel-optimize: search must be one of {', '.join(SEARCHES)}, got '{self.search}'")
+        try:
+            explicit = parse_opts(self.opts) if self.opts is not None else None
+        except OptError as e:
+            raise PassFailedException(f"kernel-optimize: {e}") from None
+        kernels = [k for k in op.ops if isinstance(k, KernelOp) and self.kernel in (None, k.sym_name.data)]
+        if self.kernel is not None and not kernels:
+            raise PassFailedException(f"kernel-optimize: no kernel.kernel @{self.kernel} in the module")
+        if explicit is None and self.search == "beam":
+            from kiln.passes.optimize.search import SearchBudget, beam_search_module
+
+            budget = SearchBudget(self.beam_width, self.time_per_kernel, self.time_total, self.max_candidates, self.min_progress, self.workers)
+            try:
+                beam_search_module([k for k in kernels if applied(k) is None], target, budget)
+            except KilnError as e:
+                raise PassFailedException(f"kernel-optimize: {e}") from None
+            return
+        for kernel in kernels:
+            try:
+                if explicit is not None:
+                    apply_opts(kernel, explicit, target)
+                elif applied(kernel) is None and self.search == "heuristic":
+                    heuristic_opts(kernel, target)
+                record(kernel)
+            except OptError as e:
+                raise error_at(kernel, str(e)) from None

@@ -1,0 +1,182 @@
+"""IR surgery on a ``kernel.kernel`` for the opts: split a range in two, round a range up with masking, reorder
+ranges. Every function keeps the kernel's meaning (up to the order floats are combined in) and leaves it in
+the *normal layout* the optimizer works on: constants first, then the ranges in nesting order, then the rest.
+
+A split is tinygrad's ``shift_to``: a range ``r`` of size ``N`` keeps ``N/a`` points and a new range of ``a``
+points joins it; every use of ``r`` becomes ``r*a + new`` (an inner split) or ``new*(N/a) + r`` (a top split),
+and a ``kernel.reduce`` over ``r`` reduces over both.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from kiln.dialects import kernel as K
+from kiln.dialects.types import bitwidth, is_bool, is_float, is_unsigned
+from kiln.passes.optimize.opts import OptError
+from kiln.passes.optimize.space import AxisKind, body_ops, const_size, ranges
+
+
+def normalize(kernel: K.KernelOp) -> None:
+    """Move the constants to the top of the block and the ranges right after them (order kept)."""
+    block = kernel.body.block
+    consts = [op for op in block.ops if isinstance(op, K.ConstOp)]
+    rngs = ranges(kernel)
+    for r in rngs:
+        if not (isinstance(r.size.owner, K.ConstOp) or isinstance(r.size, BlockArgument)):
+            raise OptError("a range size must be a kernel.const or an index argument of the kernel")
+    place([*consts, *rngs], kernel)
+
+
+def place(ops: list[Operation], kernel: K.KernelOp) -> None:
+    """Put ``ops`` at the start of the kernel's block, in this order."""
+    block = kernel.body.block
+    for op in reversed(ops):
+        op.detach()
+        if block.first_op is None:
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, block.first_op)
+
+
+def body_start(kernel: K.KernelOp) -> InsertPoint:
+    """Just after the constants and ranges of a kernel in normal layout."""
+    last = None
+    for op in kernel.body.block.ops:
+        if not isinstance(op, K.ConstOp | K.RangeOp):
+            break
+        last = op
+    return InsertPoint.after(last) if last is not None else InsertPoint.at_start(kernel.body.block)
+
+
+def const(kernel: K.KernelOp, value: int | float | bool, type: Attribute) -> SSAValue:
+    """A ``kernel.const`` of ``value`` at the top of the kernel (an existing one when there is one)."""
+    block = kernel.body.block
+    for op in block.ops:
+        if isinstance(op, K.ConstOp) and op.result.type == type and _number(op) == value and not _is_neg_zero(op, value):
+            return op.result
+    op = K.ConstOp.from_number(value, type)
+    Rewriter.insert_op(op, InsertPoint.at_start(block))
+    return op.result
+
+
+def _number(op: K.ConstOp) -> int | float | None:
+    v = op.value
+    return v.value.data if hasattr(v, "value") else None  # type: ignore[union-attr]
+
+
+def _is_neg_zero(op: K.ConstOp, value: int | float | bool) -> bool:
+    """-0.0 == 0.0 in Python; an identity must not pick up a negative zero constant."""
+    n = _number(op)
+    return isinstance(n, float) and n == 0.0 and str(n) != str(float(value))
+
+
+def _insert(op: Operation, where: InsertPoint) -> SSAValue:
+    Rewriter.insert_op(op, where)
+    return op.results[0]
+
+
+def split(kernel: K.KernelOp, r: K.RangeOp, amount: int, new_kind: AxisKind, top: bool = False) -> K.RangeOp:
+    """Split ``r`` (constant size divisible by ``amount``) in two: ``r`` itself keeps the rest (size/amount)
+    and a new ``amount``-sized range of ``new_kind`` is placed next to it (after it, or before it for a top
+    split); returns the new range. When ``amount`` is the whole size, ``r`` itself becomes the new kind."""
+    size = const_size(r)
+    assert size is not None and size % amount == 0
+    if amount == size:
+        r.properties["kind"] = K.AxisKindAttr(new_kind)
+        return r
+    index = IndexType()
+    uses = list(r.result.uses)
+    r.operands[0] = const(kernel, size // amount, index)
+    new = K.RangeOp(const(kernel, amount, index), new_kind)
+    if r.result.name_hint:
+        new.result.name_hint = f"{r.result.name_hint}_{new_kind.value}"
+    Rewriter.insert_op(new, InsertPoint.before(r) if top else InsertPoint.after(r))
+    outer, inner = (new, r) if top else (r, new)
+    scale = const(kernel, size // amount if top else amount, index)
+    scaled = _insert(K.ALU["mul"](outer.result, scale), body_start(kernel))
+    value = _insert(K.ALU["add"](scaled, inner.result), InsertPoint.after(scaled.owner))  # type: ignore[arg-type]
+    for use in uses:
+        user = use.operation
+        if isinstance(user, K.ReduceOp) and use.index > 0:
+            replaced = [x for v in user.ranges for x in ((r.result, new.result) if v is r.result else (v,))]
+            user.operands = [user.value, *replaced]
+        else:
+            user.operands[use.index] = value
+    return new
+
+
+def split_accumulators(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> K.RangeOp:
+    """Split reduce range ``r`` so each of ``amount`` lanes keeps its own partial result: every
+    ``reduce kind %v over (..., r, ...)`` becomes ``reduce kind (reduce kind %v over (..., rest, ...)) over lanes``.
+    The lanes are an ``unroll`` range (combined after the loop); returns it."""
+    reduces = [use.operation for use in r.result.uses if isinstance(use.operation, K.ReduceOp) and use.index > 0]
+    lanes = split(kernel, r, amount, AxisKind.UNROLL)
+    for reduce in reduces:
+        assert isinstance(reduce, K.ReduceOp)
+        inner_ranges = [v for v in reduce.ranges if v is not lanes.result]
+        if not inner_ranges or len(inner_ranges) == len(reduce.ranges):
+            continue  # the whole range became the lanes: a plain unrolled reduce
+        partial = K.ReduceOp(reduce.kind.data, reduce.value, inner_ranges)
+        Rewriter.insert_op(partial, InsertPoint.before(reduce))
+        reduce.operands = [partial.result, lanes.result]
+    return lanes
+
+
+def pad(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> None:
+    """Round ``r`` up to a multiple of ``amount``. The extra points are masked: loads and stores that depend on
+    ``r`` are gated by ``r < size``, and a reduce over ``r`` combines its identity there."""
+    size = const_size(r)
+    assert size is not None
+    index = IndexType()
+    r.operands[0] = const(kernel, -(-size // amount) * amount, index)
+    valid = _insert(K.ALU["cmplt"](r.result, const(kernel, size, index)), body_start(kernel))
+    tainted = {r.result}
+    for op in list(body_ops(kernel)):
+        if op is valid.owner:
+            continue
+        depends = any(v in tainted for v in op.operands)
+        if isinstance(op, K.ReduceOp) and r.result in op.ranges:
+            identity = const(kernel, _identity(op.kind.data.value, op.result.type), op.result.type)
+            masked = K.ALU["where"](valid, op.value, identity)
+            Rewriter.insert_op(masked, InsertPoint.before(op))
+            op.operands[0] = masked.result
+            continue
+        if isinstance(op, K.LoadOp | K.StoreOp) and depends:
+            gate = valid
+            if op.gate is not None:
+                gate = _insert(K.ALU["and"](op.gate, valid), InsertPoint.before(op))
+                op.operands[len(op.operands) - 1] = gate
+            else:
+                op.operands = [*op.operands, gate]
+        if depends:
+            tainted.update(op.results)
+
+
+def _identity(kind: str, t: Attribute) -> int | float:
+    """The value ``kind`` combines from (see kernel.reduce)."""
+    if kind in ("add", "mul"):
+        return int(kind == "mul")
+    if is_float(t):
+        return float("-inf") if kind == "max" else float("inf")
+    if is_bool(t) or is_unsigned(t):
+        lo, hi = 0, (1 if is_bool(t) else 2 ** bitwidth(t) - 1)
+    else:
+        lo, hi = -(2 ** (bitwidth(t) - 1)), 2 ** (bitwidth(t) - 1) - 1
+    return lo if kind == "max" else hi
+
+
+def reorder(kernel: K.KernelOp, order: list[K.RangeOp]) -> None:
+    """Give the ranges ``order`` as their nesting order."""
+    consts = [op for op in kernel.body.block.ops if isinstance(op, K.ConstOp)]
+    place([*consts, *order], kernel)
+
+
+def drop_dead_constants(kernel: K.KernelOp) -> None:
+    for op in list(kernel.body.block.ops):
+        if isinstance(op, K.ConstOp) and not op.result.uses:
+            op.detach()
+            op.erase()
+

@@ -1,0 +1,239 @@
+"""Beam search over opt sequences, timed on the target's device, remembered in the tuning database.
+
+For each kernel: a tuning-database hit replays the stored opts (no search). Otherwise the search starts from
+the unoptimized kernel and the heuristic's choice, and each round extends every member of the beam by every
+legal action (``actions``), drops candidates that are the same kernel as one seen before, ranks the rest by
+the static estimate (``cost``) and keeps the most promising ``ROUND_FACTOR * beam_width``; those are compiled
+in parallel worker processes, then timed one after another (``measure``). A candidate whose outputs differ
+from the unoptimized kernel's is rejected (a guard against miscompiles). The best ``beam_width`` go on.
+
+It stops when a round improves the best time by less than ``min_progress`` (a fraction), when the kernel's
+or the module's time budget is spent, or when ``max_candidates`` have been tried. The best sequence found is
+applied to the kernel and stored. A progress line is printed only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kiln.dialects import kernel as K
+from kiln.passes.optimize import cost, measure, tuning_db
+from kiln.passes.optimize.apply import apply_opts
+from kiln.passes.optimize.heuristic import heuristic_opts, linearizer_supports
+from kiln.passes.optimize.opts import Opt, OptError, OptOp
+from kiln.passes.optimize.space import record
+from kiln.passes.optimize.tensor_cores import tensor_cores
+from kiln.runtime.errors import KilnError
+from kiln.targets.description import TargetDescription, usable_cores
+
+ROUND_FACTOR = 6
+"""Candidates compiled and timed per round, per beam member."""
+RTOL = 1e-3
+"""Relative tolerance (of the largest output magnitude) for a candidate's outputs; float sums may reorder."""
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    beam_width: int = 4
+    time_per_kernel: float = 20.0
+    time_total: float = 120.0
+    max_candidates: int = 400
+    min_progress: float = 0.02
+    workers: int = 0
+
+    def options_key(self) -> str:
+        """The options that shape the result (the tuning database key); time budgets are not among them."""
+        return f"beam-width={self.beam_width} max-candidates={self.max_candidates}"
+
+
+def actions(target: TargetDescription) -> list[Opt]:
+    """The opts the search tries at every step (tinygrad's action space, sized for kiln's targets)."""
+    out = [Opt(OptOp.UPCAST, axis, amount) for axis in range(8) for amount in (0, 2, 3, 4, 8, 16, 32)]
+    out += [Opt(OptOp.UNROLL, axis, amount) for axis in range(4) for amount in (0, 2, 4, 8)]
+    out += [Opt(OptOp.PADTO, axis, amount) for axis in range(4) for amount in (16, 32)]
+    out += [Opt(OptOp.SWAP, a, b) for a in range(4) for b in range(a + 1, 4)]
+    if target.has_threads and (target.cpu_cores or 1) > 1:
+        out += [Opt(OptOp.THREAD, axis, target.cpu_cores) for axis in range(4)]
+    if target.has_local:
+        out += [Opt(OptOp.LOCAL, axis, amount) for axis in range(6) for amount in (2, 4, 8, 16, 32)]
+        out.append(Opt(OptOp.NOLOCALS))
+        if linearizer_supports(target, "group_reduce"):
+            out += [Opt(OptOp.GROUPTOP, axis, amount) for axis in range(3) for amount in (16, 32, 64, 256)]
+            out += [Opt(OptOp.GROUP, axis, amount) for axis in range(3) for amount in (4, 8, 16)]
+        if tensor_cores(target) and linearizer_supports(target, "tensor_core"):
+            out += [Opt(OptOp.TC, choice, 0) for choice in range(3)]
+    return out
+
+
+@dataclass
+class Candidate:
+    opts: tuple[Opt, ...]
+    kernel: K.KernelOp
+    seconds: float = math.inf
+
+
+@dataclass
+class Progress:
+    """One status line on stderr, rewritten in place; silent unless stderr is a terminal."""
+
+    enabled: bool = field(default_factory=lambda: sys.stderr.isatty())
+
+    def show(self, text: str) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\033[K" + text)
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+class BeamSearch:
+    def __init__(self, kernel: K.KernelOp, target: TargetDescription, budget: SearchBudget, compiler: measure.Compiler,
+                 timer: measure.Timer, deadline: float, progress: Progress):
+        self.base, self.target, self.budget = kernel.clone(), target, budget
+        self.compiler, self.timer, self.progress = compiler, timer, progress
+        self.deadline = min(deadline, time.monotonic() + budget.time_per_kernel)
+        self.inputs = measure.random_inputs(kernel)
+        self.actions = actions(target)
+        self.seen: set[str] = set()
+        self.tried = 0
+        self.reference: list[np.ndarray] | None = None
+        self.best = math.inf
+        self.name = kernel.sym_name.data
+
+    def candidate(self, opts: tuple[Opt, ...]) -> Candidate | None:
+        """The base kernel with ``opts`` applied, unless illegal or the same kernel as one seen before."""
+        k = self.base.clone()
+        try:
+            apply_opts(k, opts, self.target)
+        except OptError:
+            return None
+        key = tuning_db.structure(k)
+        if key in self.seen:
+            return None
+        self.seen.add(key)
+        record(k)
+        return Candidate(opts, k)
+
+    def run(self) -> tuning_db.Tuning:
+        baseline = self.candidate(())
+        assert baseline is not None
+        seeds = [baseline]
+        heuristic = self.base.clone()
+        if (found := self.candidate(tuple(heuristic_opts(heuristic, self.target)))) is not None:
+            seeds.append(found)
+        beam = self.measure(seeds)
+        if not beam:
+            raise OptError(f"the unoptimized kernel @{self.name} does not run: nothing to compare candidates with")
+        best = beam[0]
+        round_ = 0
+        while self.tried < self.budget.max_candidates and time.monotonic() < self.deadline:
+            round_ += 1
+            grown = [c for m in beam for a in self.actions if (c := self.candidate((*m.opts, a))) is not None]
+            if not grown:
+                break
+            grown.sort(key=lambda c: cost.estimate(c.kernel, self.target))
+            room = min(ROUND_FACTOR * self.budget.beam_width, self.budget.max_candidates - self.tried)
+            timed = self.measure(grown[:room], f"round {round_}")
+            beam = sorted([*beam, *timed], key=lambda c: c.seconds)[: self.budget.beam_width]
+            improved = beam[0].seconds < best.seconds * (1 - self.budget.min_progress)
+            best = beam[0]
+            if not improved:
+                break
+        return tuning_db.Tuning(list(best.opts), best.seconds, baseline.seconds)
+
+    def measure(self, candidates: list[Candidate], stage: str = "seeds") -> list[Candidate]:
+        """Compile (in parallel) and time ``candidates``; the ones that ran correctly, fastest first."""
+        ready = [(c, text) for c in candidates if (text := self._timing_module(c))]
+        self.progress.show(f"kernel-optimize: @{self.name} {stage}: compiling {len(ready)} candidates")
+        errors = self.compiler.compile_all([text for _, text in ready])
+        compiled = [(c, text) for (c, text), error in zip(ready, errors) if error is None]
+        self.tried += len(candidates)
+        done = []
+        for n, (c, text) in enumerate(compiled):
+            if time.monotonic() > self.deadline and self.reference is not None:
+                break
+            try:
+                call = measure.load(self.compiler.device, text, self.inputs)
+            except KilnError:
+                continue
+            if not self._correct(call()):
+                continue
+            c.seconds = self.timer.time(call, self.best)
+            self.best = min(self.best, c.seconds)
+            done.append(c)
+            self.progress.show(
+                f"kernel-optimize: @{self.name} {stage}: timed {n + 1}/{len(compiled)}, best {self.best * 1e3:.3f} ms"
+            )
+        return sorted(done, key=lambda c: c.seconds)
+
+    @staticmethod
+    def _timing_module(c: Candidate) -> str:
+        try:
+            return measure.timing_module(c.kernel)
+        except OptError:
+            return ""
+
+    def _correct(self, outputs: object) -> bool:
+        """The first candidate run (the unoptimized kernel) is the reference; the others must agree with it."""
+        got = [np.asarray(o) for o in outputs]  # type: ignore[attr-defined]
+        if self.reference is None:
+            self.reference = got
+            return True
+        for g, want in zip(got, self.reference):
+            if g.dtype.kind in "fcV":
+                g64, w64 = g.astype(np.float64), want.astype(np.float64)
+                scale = np.nanmax(np.abs(w64), initial=0.0, where=np.isfinite(w64))
+                if not np.allclose(g64, w64, rtol=RTOL, atol=RTOL * max(scale, 1.0), equal_nan=True):
+                    return False
+            elif not np.array_equal(g, want):
+                return False
+        return True
+
+
+def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, budget: SearchBudget) -> None:
+    """Optimize each kernel with its tuning-database entry, or by a beam search (then stored)."""
+    from kiln.runtime.devices import device_available, get_device
+
+    deadline = time.monotonic() + budget.time_total
+    options = budget.options_key()
+    compiler: measure.Compiler | None = None
+    progress = Progress()
+    try:
+        for kernel in kernels:
+            if (hit := tuning_db.lookup(kernel, target, options)) is not None and _replay(kernel, hit.opts, target):
+                continue
+            if time.monotonic() > deadline or not device_available(target.name):
+                if not device_available(target.name):
+                    get_device(target.name)  # raises DeviceUnavailable with the reason
+                heuristic_opts(kernel, target)
+                record(kernel)
+                continue
+            if compiler is None:
+                compiler = measure.Compiler(target.name, budget.workers or usable_cores())
+            found = BeamSearch(kernel, target, budget, compiler, measure.Timer(), deadline, progress).run()
+            tuning_db.store(kernel, target, options, found)
+            _replay(kernel, found.opts, target)
+    finally:
+        progress.done()
+        if compiler is not None:
+            compiler.close()
+
+
+def _replay(kernel: K.KernelOp, opts: list[Opt], target: TargetDescription) -> bool:
+    """Apply ``opts`` to ``kernel`` (as a whole or not at all); False if they no longer apply."""
+    trial = kernel.clone()
+    try:
+        apply_opts(trial, opts, target)
+    except OptError:
+        return False
+    apply_opts(kernel, opts, target)
+    record(kernel)
+    return True

@@ -1,0 +1,165 @@
+"""A read-only view of a kernel's iteration space: its ranges, their axis numbers and sizes, and how each
+buffer access strides along each range.
+
+Axis numbers (as in tinygrad): the kernel's ranges sorted by kind, ``loop`` first, then ``global``/``thread``,
+``local``/``group_reduce``, ``upcast``, ``reduce``, ``unroll``, ties broken by their order in the block
+(which is their nesting order). ``upcast``, ``local``, ``thread``, ``padto`` and ``swap`` count over all of
+them; ``unroll``, ``group`` and ``grouptop`` count over the ``reduce`` ranges only (``unroll:0:4`` is the
+first reduce range).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from kiln.dialects import kernel as K
+from kiln.dialects.alu import AluOp
+from kiln.passes import symbolic as S
+
+AxisKind = K.AxisKind
+
+AXIS_ORDER = {
+    AxisKind.LOOP: -1,
+    AxisKind.GLOBAL: 0,
+    AxisKind.THREAD: 0,
+    AxisKind.LOCAL: 2,
+    AxisKind.GROUP_REDUCE: 2,
+    AxisKind.UPCAST: 3,
+    AxisKind.REDUCE: 4,
+    AxisKind.UNROLL: 5,
+}
+OUTPUT_KINDS = frozenset({AxisKind.GLOBAL, AxisKind.LOCAL, AxisKind.LOOP, AxisKind.THREAD, AxisKind.UPCAST})
+"""Kinds of ranges a kernel's outputs vary along (the others are reduced over)."""
+EXPANDED_KINDS = frozenset({AxisKind.UPCAST, AxisKind.UNROLL})
+
+
+def ranges(kernel: K.KernelOp) -> list[K.RangeOp]:
+    """The kernel's ranges in block (nesting) order."""
+    return [op for op in kernel.body.block.ops if isinstance(op, K.RangeOp)]
+
+
+def axes(kernel: K.KernelOp) -> list[K.RangeOp]:
+    """The ranges in axis-number order."""
+    found = ranges(kernel)
+    return sorted(found, key=lambda r: (AXIS_ORDER[kind(r)], found.index(r)))
+
+
+def reduce_axes(kernel: K.KernelOp) -> list[K.RangeOp]:
+    """The ``reduce`` ranges in axis-number order (what ``unroll``/``group`` axis numbers count)."""
+    return [r for r in axes(kernel) if kind(r) == AxisKind.REDUCE]
+
+
+def kind(r: K.RangeOp) -> AxisKind:
+    return r.kind.data
+
+
+def const_size(r: K.RangeOp) -> int | None:
+    """The size of a range with a constant size, else None (a symbolic dim)."""
+    owner = r.size.owner
+    if isinstance(owner, K.ConstOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def symbol_names(kernel: K.KernelOp) -> list[str]:
+    """The ``symbols`` attribute: the symbolic dim each index argument carries, in order."""
+    attr = kernel.attributes.get("symbols")
+    return [s.data for s in attr.data if isinstance(s, StringAttr)] if isinstance(attr, ArrayAttr) else []
+
+
+def size_bound(r: K.RangeOp, bounds: dict[str, tuple[int, int]], symbols: list[str]) -> int:
+    """The size of a range, or the upper bound of its symbolic dim."""
+    if (n := const_size(r)) is not None:
+        return n
+    arg = r.size
+    assert isinstance(arg, BlockArgument)
+    index_args = [a for a in arg.owner.args if not isinstance(a.type, K.BufferType)]
+    return bounds[symbols[index_args.index(arg)]][1]
+
+
+def expansion(kernel: K.KernelOp) -> int:
+    """Copies of the body one thread makes: the product of the upcast and unroll range sizes."""
+    return math.prod(const_size(r) or 1 for r in ranges(kernel) if kind(r) in EXPANDED_KINDS)
+
+
+def applied(kernel: K.KernelOp) -> list[str] | None:
+    """The ``opts`` attribute (None when the kernel was never optimized)."""
+    attr = kernel.attributes.get("opts")
+    if not isinstance(attr, ArrayAttr):
+        return None
+    return [s.data for s in attr.data if isinstance(s, StringAttr)]
+
+
+def record(kernel: K.KernelOp, opt_text: str | None = None) -> None:
+    """Append ``opt_text`` to the ``opts`` attribute (creating it, also when ``opt_text`` is None)."""
+    done = applied(kernel) or []
+    kernel.attributes["opts"] = ArrayAttr([StringAttr(s) for s in [*done, *([opt_text] if opt_text else [])]])
+
+
+def body_ops(kernel: K.KernelOp) -> Iterator[Operation]:
+    return iter(kernel.body.block.ops)
+
+
+# ---------------------------------------------------------------------------------------------
+# accesses and their strides
+
+
+class Strides:
+    """For every load and store: its index as a linear combination of ranges, where it is one.
+
+    ``stride(access, r)`` is the coefficient of range ``r`` in the access's index (0: the access does not move
+    along ``r``, a broadcast), or None when ``r`` enters the index non-linearly (through a division, ...).
+    """
+
+    def __init__(self, kernel: K.KernelOp):
+        self._vars: dict[SSAValue, S.Var] = {}
+        self._exprs: dict[SSAValue, S.Expr] = {}
+        for n, r in enumerate(ranges(kernel)):
+            self._vars[r.result] = S.Var(f"r{n}", 0, max(0, (const_size(r) or 2**31) - 1), order=n)
+        self.accesses = [op for op in body_ops(kernel) if isinstance(op, K.LoadOp | K.StoreOp)]
+        self._linear = {a: self._split(self._expr(a.index)) for a in self.accesses}
+
+    def _expr(self, v: SSAValue) -> S.Expr:
+        if v in self._vars:
+            return self._vars[v]
+        if v not in self._exprs:
+            self._exprs[v] = self._make(v)
+        return self._exprs[v]
+
+    def _make(self, v: SSAValue) -> S.Expr:
+        op = v.owner
+        if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
+            return S.Const(op.value.value.data)
+        builders = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod}
+        if isinstance(op, AluOp) and op.alu_kind in builders:
+            return builders[op.alu_kind](*(self._expr(o) for o in op.operands))
+        return S.Var(f"v{len(self._exprs)}", S.INDEX_MIN, S.INDEX_MAX, order=10**6 + len(self._exprs))
+
+    def _split(self, e: S.Expr) -> tuple[dict[S.Var, int], set[S.Var]]:
+        """(coefficients of ranges that appear as plain terms, ranges that appear inside other terms)."""
+        terms = e.terms if isinstance(e, S.Sum) else ((e, 1),)  # type: ignore[attr-defined]
+        linear: dict[S.Var, int] = {}
+        other: set[S.Var] = set()
+        for term, coefficient in terms:
+            if isinstance(term, S.Var):
+                linear[term] = coefficient
+            elif not isinstance(term, S.Const):
+                other |= _variables(term)
+        return linear, other
+
+    def stride(self, access: Operation, r: K.RangeOp) -> int | None:
+        var = self._vars[r.result]
+        linear, other = self._linear[access]
+        if var in other:
+            return None
+        return linear.get(var, 0)
+
+
+def _variables(e: S.Expr) -> set[S.Var]:
+    if isinstance(e, S.Var):
+        return {e}
+    return set().union(*(_variables(c) for c in e.children)) if e.children else set()
