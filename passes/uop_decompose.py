@@ -38,7 +38,7 @@ from decimal import Decimal, getcontext
 from fractions import Fraction
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexType, ModuleOp, i1
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexType, IntegerType, ModuleOp, i1
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -191,9 +191,21 @@ class Builder:
         hi = dtype.type(float(exact))
         return self.const(float(hi), like_value), self.const(float(exact - Fraction(float(hi))), like_value)
 
+    def is_nan(self, x: SSAValue) -> SSAValue:
+        """Whether x is nan, from its bits: GPU compilers may assume ``x != x`` is false."""
+        scalar = element_type(x.type)
+        width = bitwidth(scalar)
+        bits = self.emit(U.BitcastOp(x, like(x.type, IntegerType(width))))
+        magnitude = self.alu("and", bits, self.const((1 << (width - 1)) - 1, bits))
+        return self.alu("cmplt", self.const(INF_BITS[dtype_name(scalar)], bits), magnitude)
+
     def copysign_of(self, magnitude: SSAValue, x: SSAValue) -> SSAValue:
         """``magnitude`` with the sign of ``x`` (negated where x < 0)."""
         return self.where(self.alu("cmplt", x, self.const(0, x)), self.alu("neg", magnitude), magnitude)
+
+
+INF_BITS = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000, "f64": 0x7FF0000000000000}
+"""The bits of +inf per float dtype: a magnitude above them is a nan."""
 
 
 def constant_of(value: SSAValue) -> int | float | None:
@@ -302,6 +314,10 @@ def _pow(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
     real = b.alu("or", integral, b.alu("cmpeq", x, b.alu("neg", inf)))
     negative_base = b.where(real, b.where(odd, b.alu("neg", r), r), b.const(math.nan, x))
     r = b.where(b.alu("cmplt", x, zero), negative_base, r)
+    # 0 ** y by the sign of y and nan in, nan out, without relying on log2(0) = -inf or on nan comparing
+    # unequal: GPU shading languages need not honor either
+    r = b.where(b.alu("cmpeq", x, zero), b.where(b.alu("cmplt", y, zero), inf, zero), r)
+    r = b.where(b.is_nan(x), x, b.where(b.is_nan(y), y, r))
     minus_one_to_inf = b.alu("and", b.alu("cmpeq", x, b.alu("neg", one)), b.alu("cmpeq", b.alu("abs", y), inf))
     trivial = b.alu("or", b.alu("or", b.alu("cmpeq", y, zero), b.alu("cmpeq", x, one)), minus_one_to_inf)
     return b.where(trivial, one, r)
@@ -319,7 +335,7 @@ def _select_extreme(kind: str) -> Callable[[Builder, SSAValue, SSAValue], SSAVal
     def rule(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
         take_y = b.alu("cmplt", x, y) if kind == "max" else b.alu("cmplt", y, x)
         if is_float(element_type(x.type)):  # nan in either operand wins: y when y is nan, else x
-            take_y = b.alu("or", take_y, b.alu("cmpne", y, y))
+            take_y = b.alu("or", take_y, b.is_nan(y))
         return b.where(take_y, y, x)
 
     return rule

@@ -13,7 +13,16 @@ import math
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import BFloat16Type, Float32Type, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+)
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import PassFailedException
 
@@ -24,7 +33,7 @@ from kiln.passes.uop_decompose import UopDecompose, decompose_kernel
 from kiln.targets.description import ALU_OPS, TargetDescription, get_target
 from test_linearizer import ALU
 
-F32, F64, BF16 = Float32Type(), Float64Type(), BFloat16Type()
+F32, F64, F16, BF16 = Float32Type(), Float64Type(), Float16Type(), BFloat16Type()
 I32, U32 = IntegerType(32), IntegerType(32, Signedness.UNSIGNED)
 
 
@@ -76,6 +85,8 @@ def evaluate(kernel: U.UopKernelOp, *inputs: np.ndarray) -> np.ndarray:
             )
         elif isinstance(op, U.CastOp):
             values[op.result] = values[op.input].astype(_np(op.result.type))
+        elif isinstance(op, U.BitcastOp):
+            values[op.result] = values[op.input].view(_np(op.result.type))
         elif isinstance(op, U.StoreOp):
             return values[op.value]
     raise AssertionError("the kernel stores nothing")
@@ -181,12 +192,14 @@ def test_f64_rules_use_f64_constants() -> None:
     assert err.max() < 1e-13  # f32 constants would give 1e-8 (the evaluator's f64 fma is not fused: not 1e-16)
 
 
+@pytest.mark.parametrize("t", [F32, F16, BF16, F64], ids=["f32", "f16", "bf16", "f64"])
 @pytest.mark.parametrize("kind", ["max", "min"])
-def test_max_min_propagate_nan(kind: str) -> None:
-    a = np.array([1, 2, np.nan, 3, np.nan, -0.0, np.inf], np.float32)
-    b = np.array([2, 1, 0, np.nan, np.nan, 0.0, -np.inf], np.float32)
+def test_max_min_propagate_nan(kind: str, t: Attribute) -> None:
+    dtype = to_numpy(t)
+    a = np.array([1, 2, np.nan, 3, np.nan, -0.0, np.inf], dtype)
+    b = np.array([2, 1, 0, np.nan, np.nan, 0.0, -np.inf], dtype)
     want = getattr(np, f"{kind}imum")(a, b)
-    np.testing.assert_array_equal(evaluate(decomposed(kind, F32, F32), a, b), want)
+    np.testing.assert_array_equal(evaluate(decomposed(kind, t, t), a, b), want)
 
 
 def test_pow_follows_numpy_special_cases() -> None:
