@@ -107,7 +107,7 @@ class KernelSimplifier:
         return out
 
     def _leaf(self, value: SSAValue, lo: int, hi: int) -> S.Var:
-        name = f"v{len(self.leaves)}"
+        name = f"%{len(self.leaves)}"  # never a symbol name
         self.leaves[name] = value
         return S.Var(name, lo, hi, order=len(self.leaves))
 

@@ -10,7 +10,7 @@ loop-invariant code motion by construction.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, i1
 from xdsl.ir import Attribute
@@ -40,19 +40,7 @@ class Scope:
         if parent is not None:
             parent.children.append(self)
 
-    def encloses(self, other: Scope) -> bool:
-        """Whether ``other`` is this scope or nested in it."""
-        while other.depth > self.depth:
-            other = other.parent  # type: ignore[assignment]
-        return other is self
-
-    def child_towards(self, inner: Scope) -> Scope:
-        """The child of this scope that encloses ``inner`` (a scope strictly inside this one)."""
-        while inner.parent is not self:
-            inner = inner.parent  # type: ignore[assignment]
-        return inner
-
-    def walk(self):
+    def walk(self) -> Iterator[Scope]:
         """This scope and every scope nested in it."""
         yield self
         for child in self.children:
