@@ -121,7 +121,7 @@ class _Tuner:
 
     def upcast_divisor(self, r: K.RangeOp, amounts: tuple[int, ...]) -> bool:
         size = const_size(r)
-        return size is not None and any(size % a == 0 and self.attempt(OptOp.UPCAST, r, a) for a in amounts if a < size)
+        return size is not None and any(size % a == 0 and self.attempt(OptOp.UPCAST, r, a) for a in amounts if a <= size)
 
     def register_tile(self, vector_lanes: int, reuse_rows: tuple[int, ...]) -> bool:
         """In a kernel with a reduce, upcast the vector axis (by ``vector_lanes`` when another axis brings

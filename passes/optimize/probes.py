@@ -7,7 +7,6 @@ as the linearizer grows, without a flag to keep in sync.
 from __future__ import annotations
 
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from kiln.dialects import uop as U
 from kiln.dialects.kernel import KernelOp
@@ -61,6 +60,6 @@ def probe_linearizer(target: TargetDescription, feature: str) -> bool:
     kernel = next(op for op in module.ops if isinstance(op, KernelOp))
     try:
         result = linearize(kernel, target)
-    except (DiagnosticException, PassFailedException):
+    except Exception:  # noqa: BLE001 - whatever stops the linearizer (a diagnostic or a bug), the answer is no
         return False
     return feature != "tensor_core" or any(isinstance(op, U.WmmaOp) for op in result.body.block.ops)

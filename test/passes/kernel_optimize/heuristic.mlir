@@ -1,0 +1,53 @@
+// RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{target=cpu-llvm}' | filecheck %s --check-prefix=LLVM
+// RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{target=cpu-c}' | filecheck %s --check-prefix=C
+// RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{target=cuda}' | filecheck %s --check-prefix=CUDA
+// RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{search=none}' | filecheck %s --check-prefix=NONE
+// RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{target=cuda},kernel-optimize{target=cpu-llvm}' | filecheck %s --check-prefix=CUDA
+// The heuristic's choices (docs/optimizer.md). CPU vector widths come from the host, so the lane counts are
+// left open here. A matmul gets a register tile: its contiguous axis %j by two vectors (or one), the axis with
+// reuse %i by 8. A row sum is left to LLVM's loop vectorizer on cpu-llvm (it reassociates), and gets a vector
+// of partial sums on cpu-c. GPUs (fixed descriptions): 4x4 tiles, reduce unrolling, workgroups. A kernel that
+// has an opts attribute was optimized already: a second kernel-optimize leaves it as it is.
+
+// LLVM: kernel.kernel @mm({{.*}} opts = ["upcast:1:{{16|32}}", "upcast:0:8"]}
+// C:    kernel.kernel @mm({{.*}} opts = ["upcast:1:{{16|32}}", "upcast:0:8"]}
+// CUDA: kernel.kernel @mm({{.*}} opts = ["upcast:1:4", "upcast:0:4", "unroll:0:0", "local:1:16", "local:0:2"]}
+// NONE: kernel.kernel @mm({{.*}} opts = []}
+kernel.kernel @mm(%a: !kernel.buffer<8x32xf32>, %b: !kernel.buffer<32x64xf32>, %out: !kernel.buffer<8x64xf32>) attributes {symbols = []} {
+  %c8 = kernel.const 8 : index
+  %c32 = kernel.const 32 : index
+  %c64 = kernel.const 64 : index
+  %i = kernel.range %c8 global
+  %j = kernel.range %c64 global
+  %k = kernel.range %c32 reduce
+  %i32 = kernel.mul %i, %c32 : index
+  %ia = kernel.add %i32, %k : index
+  %k64 = kernel.mul %k, %c64 : index
+  %ib = kernel.add %k64, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %i64 = kernel.mul %i, %c64 : index
+  %io = kernel.add %i64, %j : index
+  kernel.store %out[%io], %s
+}
+
+// -----
+
+// LLVM: kernel.kernel @rowsum({{.*}} opts = []}
+// C:    kernel.kernel @rowsum({{.*}} opts = ["upcast:1:{{8|16}}"]}
+// C:    %[[LANE:.*]] = kernel.reduce add %v over %k : f32
+// C:    kernel.reduce add %[[LANE]] over %k_unroll : f32
+// CUDA: kernel.kernel @rowsum({{.*}} opts = ["unroll:0:4", "local:0:4"]}
+kernel.kernel @rowsum(%x: !kernel.buffer<4x1024xf32>, %out: !kernel.buffer<4xf32>) attributes {symbols = []} {
+  %c4 = kernel.const 4 : index
+  %c1024 = kernel.const 1024 : index
+  %i = kernel.range %c4 global
+  %k = kernel.range %c1024 reduce
+  %i1024 = kernel.mul %i, %c1024 : index
+  %idx = kernel.add %i1024, %k : index
+  %v = kernel.load %x[%idx] : f32
+  %s = kernel.reduce add %v over %k : f32
+  kernel.store %out[%i], %s
+}

@@ -1,0 +1,36 @@
+// RUN: kiln-opt %s -p 'kernel-optimize{opts="padto:1:16"}' | filecheck %s --check-prefix=REDUCE
+// RUN: kiln-opt %s -p 'kernel-optimize{opts="padto:0:4,upcast:0:4"}' | filecheck %s --check-prefix=OUTPUT
+// padto:<axis>:<n> rounds a range up to a multiple of n and masks the extra points with %valid = range < size:
+// loads that depend on the range are gated by it (their index may be out of bounds there), stores too, and a
+// reduce over the range combines its identity there (-inf for max), whatever the value computes.
+
+// REDUCE:      opts = ["padto:1:16"]
+// REDUCE-DAG:  %[[NEG_INF:.*]] = kernel.const 0xff800000 : f32
+// REDUCE-DAG:  %[[C32:.*]] = kernel.const 32 : index
+// REDUCE:      %i = kernel.range %c5 global
+// REDUCE-NEXT: %k = kernel.range %[[C32]] reduce
+// REDUCE-NEXT: %[[VALID:.*]] = kernel.cmplt %k, %c20 : index
+// REDUCE:      %v = kernel.load %x[%idx], %[[VALID]] : f32
+// REDUCE-NEXT: %[[MASKED:.*]] = kernel.where %[[VALID]], %v, %[[NEG_INF]] : f32
+// REDUCE-NEXT: %m = kernel.reduce max %[[MASKED]] over %k : f32
+// REDUCE-NEXT: kernel.store %out[%i], %m
+
+// OUTPUT:      opts = ["padto:0:4", "upcast:0:4"]
+// OUTPUT:      %i = kernel.range %{{.*}} global
+// OUTPUT-NEXT: %i_upcast = kernel.range %{{.*}} upcast
+// OUTPUT:      %[[I:.*]] = kernel.add %{{.*}}, %i_upcast : index
+// OUTPUT-NEXT: %[[VALID:.*]] = kernel.cmplt %[[I]], %c5 : index
+// OUTPUT:      %v = kernel.load %x[%idx], %[[VALID]] : f32
+// OUTPUT:      kernel.store %out[%[[I]]], %m, %[[VALID]]
+
+kernel.kernel @rowmax(%x: !kernel.buffer<5x20xf32>, %out: !kernel.buffer<5xf32>) attributes {symbols = []} {
+  %c5 = kernel.const 5 : index
+  %c20 = kernel.const 20 : index
+  %i = kernel.range %c5 global
+  %k = kernel.range %c20 reduce
+  %i20 = kernel.mul %i, %c20 : index
+  %idx = kernel.add %i20, %k : index
+  %v = kernel.load %x[%idx] : f32
+  %m = kernel.reduce max %v over %k : f32
+  kernel.store %out[%i], %m
+}
