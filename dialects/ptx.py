@@ -370,6 +370,15 @@ class Form:
             slots.pop(0)
         return all(_OPTIONAL in s for s in slots)
 
+    def spelling(self, mnemonic: str) -> str:
+        """The form as PTX: ``mul.wide.{s32,u32}``, ``add[.{rm,rn,rp,rz}].{f32,f64}``."""
+        text = mnemonic
+        for slot in (*self.modifiers, self.types):
+            names = sorted(slot - {_OPTIONAL})
+            choice = names[0] if len(names) == 1 else "{" + ",".join(names) + "}"
+            text += f"[.{choice}]" if _OPTIONAL in slot else f".{choice}"
+        return text
+
 
 def _form(types: frozenset[str], operands: str, *modifiers: frozenset[str], result: str = "T") -> Form:
     return Form(types, modifiers, operands, result)
@@ -510,21 +519,22 @@ class InstructionOp(IRDLOperation):
         _print_result_types(printer, self)
 
 
-def _instruction_class(mnemonic: str, summary: str) -> type[InstructionOp]:
+def _instruction_class(mnemonic: str, summary: str, forms: tuple[Form, ...]) -> type[InstructionOp]:
+    spellings = ", ".join(f"``{f.spelling(mnemonic)}``" for f in forms)
     body = {
         "name": f"ptx.{mnemonic}",
         "MNEMONIC": mnemonic,
         "traits": traits_def(Pure(), HasParent(EntryOp)),
         "__module__": __name__,
         "__qualname__": f"{mnemonic.capitalize()}Op",
-        "__doc__": f"``{mnemonic}``: {summary}.",
+        "__doc__": f"``%d = ptx.{mnemonic} <modifiers>.<type> %a, ...``: {summary}. Forms: {spellings}.",
         "__annotations__": {"MNEMONIC": ClassVar[str]},
     }
     return irdl_op_definition(type(f"{mnemonic.capitalize()}Op", (InstructionOp,), body))
 
 
 INSTRUCTION_OPS: dict[str, type[InstructionOp]] = {
-    m: _instruction_class(m, summary) for m, (summary, _) in INSTRUCTIONS.items()
+    m: _instruction_class(m, summary, forms) for m, (summary, forms) in INSTRUCTIONS.items()
 }
 """``ptx.<mnemonic>`` op classes: ``INSTRUCTION_OPS["add"]("s32", [a, b], REG["b32"])``."""
 
