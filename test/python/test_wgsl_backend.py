@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-from kiln import registry
 from kiln.dialects.types import dtype_name, from_numpy
 from kiln.lowering.uop_to_wgsl import ConvertUopToWGSL
 from kiln.registry import make_context
@@ -309,22 +308,6 @@ def test_workgroup_memory_barrier_vectors_and_uniform_scalars() -> None:
 # the shared corpus through the device's pipeline
 
 
-def _pipeline() -> str:
-    """lower-to-wgsl, converting with the device's features (the named pipeline converts for the portable
-    target, which has no f16)."""
-    features = device_features()
-    named = registry.PIPELINES["lower-to-wgsl"]
-    return named.replace(ConvertUopToWGSL.name, str(ConvertUopToWGSL(features))) if features else named
-
-
-_TENSOR_DTYPE = re.compile(r"!graph\.tensor<(?:[^<>]*x)?(\w+)>")
-
-
-def _dtypes(p: Program) -> set[str]:
-    """The dtypes a program declares and every element type its text mentions."""
-    return set(p.dtypes) | set(_TENSOR_DTYPE.findall(p.text))
-
-
 PROGRAMS = all_programs()
 MESA_POW = {"binary_f32", "binary_f16"}
 MESA_POW_REASON = (
@@ -334,11 +317,10 @@ MESA_POW_REASON = (
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
-def test_corpus_program_on_webgpu(program: Program, monkeypatch: pytest.MonkeyPatch) -> None:
-    unsupported = _dtypes(program) - gpu().target.dtypes
+def test_corpus_program_on_webgpu(program: Program) -> None:
+    unsupported = program.dtypes - gpu().target.dtypes
     if unsupported:
         pytest.skip(f"webgpu does not support {sorted(unsupported)}")
-    monkeypatch.setitem(registry.PIPELINES, "lower-to-wgsl", _pipeline())
     device = get_device("webgpu")
     spec = device.compile_spec(program.text, program.function)
     for kernel in spec.kernel_names():
