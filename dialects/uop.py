@@ -150,6 +150,10 @@ class UopKernelOp(IRDLOperation):
             attributes=attributes,
         )
 
+    def params(self) -> list[ParamOp]:
+        """The kernel's parameters in index order (the verifier guarantees indices 0..n-1)."""
+        return sorted((o for o in self.body.block.ops if isinstance(o, ParamOp)), key=lambda p: p.index.value.data)
+
     def verify_(self) -> None:
         block = self.body.block
         if block.args:
@@ -179,6 +183,7 @@ class UopKernelOp(IRDLOperation):
 
 
 def _check_params(block: Block) -> None:
+    """Param indices are 0..n-1, each once: every target forms its signature from them."""
     seen: dict[int, ParamOp] = {}
     for op in block.ops:
         if isinstance(op, ParamOp):
@@ -188,6 +193,9 @@ def _check_params(block: Block) -> None:
                     f"uop.param index {n} is used twice ({describe(seen[n].result)} and {describe(op.result)})"
                 )
             seen[n] = op
+    missing = sorted(set(range(len(seen))) - seen.keys())
+    if missing:
+        raise VerifyException(f"uop.param indices must be 0..{len(seen) - 1}; {missing[0]} is missing")
 
 
 def _scope_name(scope: Operation) -> str:

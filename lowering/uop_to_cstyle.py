@@ -93,7 +93,7 @@ class _KernelConverter:
     # -- structure ----------------------------------------------------------------------------
 
     def convert(self) -> cstyle.FuncOp:
-        params = self._params()
+        params = self.kernel.params()
         stored = {o.ptr for o in self.kernel.body.block.ops if isinstance(o, uop.StoreOp)}
         types = [self._param_type(p, p.result in stored) for p in params] + [I64, I64]
         attributes = dict(self.kernel.attributes)
@@ -110,17 +110,6 @@ class _KernelConverter:
             self.current = op
             self._convert_op(op)
         return func
-
-    def _params(self) -> list[uop.ParamOp]:
-        ops = self.kernel.body.block.ops
-        params = sorted((o for o in ops if isinstance(o, uop.ParamOp)), key=lambda p: p.index.value.data)
-        for expected, p in enumerate(params):
-            if p.index.value.data != expected:
-                raise error_at(
-                    p, f"uop.param indices must be 0..{len(params) - 1} without gaps to form a C signature; "
-                    f"param {expected} is missing"
-                )
-        return params
 
     def _param_type(self, p: uop.ParamOp, stored: bool) -> Attribute:
         t = p.result.type

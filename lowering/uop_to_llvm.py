@@ -60,7 +60,7 @@ class ConvertUopToLLVM(ModulePass):
 
 def lower_kernel(kernel: uop.UopKernelOp) -> llvm.FuncOp:
     """The ``llvm.func`` for one ``uop.kernel``."""
-    params = _params_in_order(kernel)
+    params = kernel.params()
     arg_types = [llvm_type(p.result.type) for p in params] + [i64] * len(CORE_ARGS)
     entry = _KernelBody.new_block("entry", tuple(arg_types))
     for arg, name in zip(entry.args, [p.result.name_hint for p in params] + list(CORE_ARGS)):
@@ -81,15 +81,6 @@ def lower_kernel(kernel: uop.UopKernelOp) -> llvm.FuncOp:
     )
     func.location = kernel.location
     return func
-
-
-def _params_in_order(kernel: uop.UopKernelOp) -> list[uop.ParamOp]:
-    """The kernel's ``uop.param`` ops by index; the indices must be 0..n-1 (every argument has a type)."""
-    params = {p.index.value.data: p for p in kernel.body.block.ops if isinstance(p, uop.ParamOp)}
-    missing = sorted(set(range(len(params))) - params.keys())
-    if missing:
-        raise error_at(kernel, f"uop.param indices must be 0..{len(params) - 1}; {missing[0]} is missing")
-    return [params[i] for i in range(len(params))]
 
 
 @dataclass

@@ -126,14 +126,8 @@ class _KernelConverter:
         return entry
 
     def _params(self) -> list[uop.ParamOp]:
-        """The params by index (0..n-1, no gaps), buffers before scalars: the bindings the runtime makes."""
-        found = (o for o in self.kernel.body.block.ops if isinstance(o, uop.ParamOp))
-        params = sorted(found, key=lambda p: p.index.value.data)
-        for expected, p in enumerate(params):
-            if p.index.value.data != expected:
-                raise error_at(
-                    p, f"uop.param indices must be 0..{len(params) - 1} without gaps; param {expected} is missing"
-                )
+        """The params by index, buffers before scalars: the bindings the runtime makes."""
+        params = self.kernel.params()
         scalars = [k for k, p in enumerate(params) if not isinstance(p.result.type, uop.PtrType)]
         for k, p in enumerate(params):
             if scalars and k > scalars[0] and isinstance(p.result.type, uop.PtrType):

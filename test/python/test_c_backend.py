@@ -757,11 +757,6 @@ uop.kernel @k attributes {symbols = []} {
     assert getattr(e, "op").name == "uop.special"
 
 
-def test_params_with_a_gap_are_an_error() -> None:
-    text = 'uop.kernel @k attributes {symbols = []} {\n  %x = uop.param 1 : !uop.ptr<f32>\n}\n'
-    assert "param 0 is missing" in str(_convert_error(text))
-
-
 def test_emitting_an_unconverted_kernel_is_an_error() -> None:
     module = Parser(make_context(), 'uop.kernel @k attributes {symbols = []} {\n}\n').parse_module()
     with pytest.raises(DiagnosticException, match="run convert-uop-to-cstyle first"):

@@ -376,3 +376,12 @@ uop.kernel @k {
   // expected-error@+1 {{uop.const: a dense value must have a vector type, got tensor<4xf32>}}
   %z = uop.const dense<0.000000e+00> : tensor<4xf32>
 }
+
+// -----
+
+// Every target forms its signature from the params: their indices are 0..n-1.
+// expected-error@+1 {{uop.param indices must be 0..1; 1 is missing}}
+uop.kernel @param_gap {
+  %a = uop.param 0 : !uop.ptr<f32>
+  %b = uop.param 2 : !uop.ptr<f32>
+}

@@ -35,8 +35,8 @@ uop.kernel @k attributes {symbols = []} {
 
 // -----
 
+// expected-error@+1 {{uop.param indices must be 0..1; 1 is missing}}
 uop.kernel @k attributes {symbols = []} {
   %x = uop.param 0 : !uop.ptr<f32>
-  // expected-error@+1 {{uop.param indices must be 0..1 without gaps to form a C signature; param 1 is missing}}
   %y = uop.param 2 : !uop.ptr<f32>
 }

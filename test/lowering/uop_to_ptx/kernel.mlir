@@ -1,9 +1,9 @@
 // RUN: kiln-opt %s -p convert-uop-to-ptx | filecheck %s
 // RUN: kiln-opt %s -p 'convert-uop-to-ptx{arch=sm_90}' | filecheck %s --check-prefix=SM90
-// A uop.kernel becomes a ptx.entry with the CUDA calling convention (params in index order: buffers u64 and
-// converted to global addresses, index u32), the kernel's attributes kept and local_size as maxntid. Constants
-// and parameters are loaded first; brackets become labels and branches (a loop's counter and an accumulator
-// are ptx.reg registers written by ptx.assign); gated loads and stores are guarded ld/st.
+// A uop.kernel becomes a ptx.entry with the CUDA calling convention (buffers as u64, converted to global
+// addresses, then index params as u32, each group in index order), the kernel's attributes kept and local_size
+// as maxntid. Constants and parameters are loaded first; brackets become labels and branches (a loop's counter
+// and an accumulator are ptx.reg registers written by ptx.assign); gated loads and stores are guarded ld/st.
 
 // SM90: builtin.module attributes {ptx.target = "sm_90"}
 
@@ -143,4 +143,20 @@ uop.kernel @gates attributes {symbols = [], global_size = ["4", "1", "1"], local
   %lane = uop.extract %vec[2] : vector<4xf32>
   %sum = uop.vectorize %lane, %lane, %lane, %lane : vector<4xf32>
   uop.store %x[%j], %sum : vector<4xf32>
+}
+
+// The runtime passes all buffers, then all scalars: params are ordered that way whatever their indices.
+// CHECK-LABEL: ptx.entry @interleaved(p0_x: u64, p2_y: u64, p1_N: u32) attributes {symbols = ["N"]} {
+// CHECK-NEXT:    %0 = ptx.ld_param u64 p0_x : !ptx.reg<b64>
+// CHECK-NEXT:    %x = ptx.cvta to.global.u64 %0 : !ptx.reg<b64>
+// CHECK-NEXT:    %1 = ptx.ld_param u64 p2_y : !ptx.reg<b64>
+// CHECK-NEXT:    %y = ptx.cvta to.global.u64 %1 : !ptx.reg<b64>
+// CHECK-NEXT:    %N = ptx.ld_param u32 p1_N : !ptx.reg<b32>
+uop.kernel @interleaved attributes {symbols = ["N"]} {
+  %N = uop.param 1 : index
+  %x = uop.param 0 : !uop.ptr<f32>
+  %y = uop.param 2 : !uop.ptr<f32>
+  %i = uop.special local_id.x : index
+  %v = uop.load %x[%N] : f32
+  uop.store %y[%i], %v
 }
