@@ -1,8 +1,8 @@
 """``convert-uop-to-ptx{arch=sm_80}``: every ``uop.kernel`` becomes a ``ptx.entry`` (docs/dialects/ptx.md).
 
-The entry follows the CUDA calling convention ``kiln.runtime.device_cuda`` launches with: the ``uop.param``
-values in index order, buffers as ``.param .u64`` global addresses, index (or 32-bit integer) params as
-``.param .u32``. The kernel's attributes (``global_size``, ``local_size``, ``symbols``, ...) stay on the entry
+The entry follows the CUDA calling convention ``kiln.runtime.device_cuda`` launches with: the buffer
+``uop.param``s in index order as ``.param .u64`` global addresses, then the index (or 32-bit integer) params in
+index order as ``.param .u32``. The kernel's attributes (``global_size``, ``local_size``, ``symbols``, ...) stay on the entry
 for the runtime, and a constant ``local_size`` also becomes the entry's ``.maxntid``. The module gets the
 ``ptx.target`` attribute (the ``arch`` option), which ``-t ptx`` turns into ``.version``/``.target``.
 
@@ -114,6 +114,7 @@ class _KernelConverter:
 
     def convert(self) -> ptx.EntryOp:
         params = params_in_order(self.kernel)
+        params.sort(key=lambda p: not isinstance(p.result.type, uop.PtrType))  # buffers first, as the runtime packs them
         signature = [(f"p{p.index.value.data}{name_part(p.result.name_hint)}", self._param_type(p)) for p in params]
         entry = ptx.EntryOp(self.kernel.sym_name.data, signature, _launch_block(self.kernel), dict(self.kernel.attributes))
         entry.location = self.kernel.location

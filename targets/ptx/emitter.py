@@ -20,6 +20,8 @@ import math
 import struct
 from collections.abc import Sequence
 
+import numpy as np
+
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp as HostFuncOp
 from xdsl.ir import Operation, SSAValue
@@ -66,20 +68,27 @@ def immediate(attr: IntegerAttr | FloatAttr, kind: str) -> str:
     if isinstance(attr, IntegerAttr):
         return str(attr.value.data)
     x = attr.value.data
-    if kind == "f32":
-        return f"0f{struct.unpack('<I', struct.pack('<f', x))[0]:08X}"
     if kind == "f64":
         return f"0d{struct.unpack('<Q', struct.pack('<d', x))[0]:016X}"
+    if kind == "f32":
+        return f"0f{_bits(x, np.float32):08X}"
     if attr.type == DTYPES["f16"]:
-        return f"0x{struct.unpack('<H', struct.pack('<e', x))[0]:04X}"
+        return f"0x{_bits(x, np.float16):04X}"
     return f"0x{_bf16_bits(x):04X}"
 
 
+def _bits(x: float, dtype: type[np.floating]) -> int:
+    """The bits of ``x`` rounded to nearest even as ``dtype`` (overflowing to infinity)."""
+    with np.errstate(over="ignore"):
+        return int(np.array(x, dtype).view(f"u{np.dtype(dtype).itemsize}"))
+
+
 def _bf16_bits(x: float) -> int:
-    """The bits of ``x`` rounded to bfloat16 (nearest even; NaN stays a quiet NaN)."""
+    """The bits of ``x`` rounded to bfloat16: to f32 first (a bf16 constant's value is one already), then to
+    nearest even on the upper half; NaN stays a quiet NaN."""
     if math.isnan(x):
         return 0x7FC0
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits = _bits(x, np.float32)
     return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
 
 

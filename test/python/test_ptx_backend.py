@@ -9,6 +9,7 @@ reference interpreter.
 
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from kiln.dialects.alu import ALU_OPS, BOOL, FLOAT, INDEX, INT
 from kiln.dialects.types import DTYPES
 from kiln.lowering.uop_to_ptx import ConvertUopToPTX
 from kiln.registry import PIPELINES, get_all_passes, make_context
-from kiln.runtime.devices import device_available, get_device
+from kiln.runtime.devices import device_available, get_device, lower_program, parse_module
 from kiln.targets.description import get_target
 from kiln.targets.ptx import emitter, toolchain
 from kiln.targets.ptx.description import SM_VERSIONS
@@ -286,6 +287,18 @@ def test_every_corpus_kernel_assembles(program: Program) -> None:
         ConvertUopToPTX(arch).apply(make_context(), module)
         module.verify()
         toolchain.assemble(emitter.emit(module), arch)
+
+
+def test_the_cuda_compile_path_gives_an_entry_per_launch_with_the_runtime_param_layout() -> None:
+    program = next(p.values[0] for p in PROGRAMS if p.values[0].name == "symbolic")
+    spec = lower_program(parse_module(program.text), program.function, "cuda")
+    entries = dict(re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", spec.kernels.source))
+    assert list(entries) == spec.kernel_names()
+    for launch in spec.launches:
+        kinds = [kind for kind, _ in launch.args]
+        expected = ["u64"] * kinds.count("buf") + ["u32"] * kinds.count("sym")
+        assert re.findall(r"\.param \.(\w+)", entries[launch.kernel]) == expected
+    toolchain.validate(spec.kernels.source)
 
 
 @pytest.mark.skipif(not device_available("cuda"), reason="no CUDA GPU here")
