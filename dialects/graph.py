@@ -301,6 +301,15 @@ BINARY_OPS: dict[str, type[BinaryOp]] = {
 _FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
 
 
+class OneInputOp(GraphOp):
+    """An op of one tensor operand and one result, printed `%y = graph.<op> %x {props} : (T) -> T2`."""
+
+    input = operand_def(TensorType)
+    res = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input " + _FUNCTIONAL
+
+
 @irdl_op_definition
 class WhereOp(GraphOp):
     """`cond ? a : b` elementwise, with numpy broadcasting of all three operands."""
@@ -324,14 +333,10 @@ class WhereOp(GraphOp):
 
 
 @irdl_op_definition
-class CastOp(GraphOp):
+class CastOp(OneInputOp):
     """Convert dtype (numpy `astype`: float -> int truncates toward zero)."""
 
     name = "graph.cast"
-    input = operand_def(TensorType)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     def verify_(self) -> None:
         super().verify_()
@@ -340,14 +345,10 @@ class CastOp(GraphOp):
 
 
 @irdl_op_definition
-class BitcastOp(GraphOp):
+class BitcastOp(OneInputOp):
     """Reinterpret the bits of each element as another dtype of the same width."""
 
     name = "graph.bitcast"
-    input = operand_def(TensorType)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     def verify_(self) -> None:
         super().verify_()
@@ -416,7 +417,7 @@ class IotaOp(GraphOp):
 # reductions
 
 
-class ReduceOp(GraphOp):
+class ReduceOp(OneInputOp):
     ALLOWED: ClassVar[frozenset[str]] = frozenset({"float", "int"})
 
     @classmethod
@@ -443,12 +444,8 @@ def _make_reduce(name: str, doc: str, allowed: frozenset[str]) -> type[ReduceOp]
             "__doc__": doc,
             "ALLOWED": allowed,
             "__annotations__": {"ALLOWED": ClassVar[frozenset[str]]},
-            "input": operand_def(TensorType),
             "axes": prop_def(DenseArrayBase),
             "keepdims": prop_def(BoolAttr, default_value=BoolAttr.from_bool(False)),
-            "res": result_def(TensorType),
-            "traits": traits_def(Pure()),
-            "assembly_format": "$input " + _FUNCTIONAL,
         },
     )
     return irdl_op_definition(cls)
@@ -463,7 +460,7 @@ REDUCE_OPS: dict[str, type[ReduceOp]] = {
 }
 
 
-class ArgReduceOp(GraphOp):
+class ArgReduceOp(OneInputOp):
     @classmethod
     def infer(cls, operands, props):
         return None
@@ -488,12 +485,8 @@ def _make_argreduce(name: str) -> type[ArgReduceOp]:
         {
             "name": f"graph.{name}",
             "__doc__": f"Index of the first {'maximum' if name == 'argmax' else 'minimum'} along `axis`.",
-            "input": operand_def(TensorType),
             "axis": prop_def(IntegerAttr),
             "keepdims": prop_def(BoolAttr, default_value=BoolAttr.from_bool(False)),
-            "res": result_def(TensorType),
-            "traits": traits_def(Pure()),
-            "assembly_format": "$input " + _FUNCTIONAL,
         },
     )
     return irdl_op_definition(cls)
@@ -514,14 +507,10 @@ def _same_numel(a: Shape, b: Shape) -> bool:
 
 
 @irdl_op_definition
-class ReshapeOp(GraphOp):
+class ReshapeOp(OneInputOp):
     """Same elements in row-major order, new shape (the result type)."""
 
     name = "graph.reshape"
-    input = operand_def(TensorType)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     def verify_(self) -> None:
         super().verify_()
@@ -533,14 +522,10 @@ class ReshapeOp(GraphOp):
 
 
 @irdl_op_definition
-class ExpandOp(GraphOp):
+class ExpandOp(OneInputOp):
     """numpy `broadcast_to` the result shape."""
 
     name = "graph.expand"
-    input = operand_def(TensorType)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     def verify_(self) -> None:
         super().verify_()
@@ -556,15 +541,11 @@ class ExpandOp(GraphOp):
 
 
 @irdl_op_definition
-class PermuteOp(GraphOp):
+class PermuteOp(OneInputOp):
     """Transpose: result dim i is input dim perm[i]."""
 
     name = "graph.permute"
-    input = operand_def(TensorType)
     perm = prop_def(DenseArrayBase)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     @classmethod
     def infer(cls, operands, props):
@@ -576,17 +557,13 @@ class PermuteOp(GraphOp):
 
 
 @irdl_op_definition
-class PadOp(GraphOp):
+class PadOp(OneInputOp):
     """Pad each axis with `low`/`high` elements of `value`."""
 
     name = "graph.pad"
-    input = operand_def(TensorType)
     low = prop_def(DenseArrayBase)
     high = prop_def(DenseArrayBase)
     value = prop_def(base(FloatAttr) | base(IntegerAttr))
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     @classmethod
     def build_op(cls, operands, result_type=None, **props):
@@ -615,17 +592,13 @@ class PadOp(GraphOp):
 
 
 @irdl_op_definition
-class ShrinkOp(GraphOp):
+class ShrinkOp(OneInputOp):
     """Slice `x[start:limit:step]` on every axis (0 <= start <= limit <= dim, step >= 1)."""
 
     name = "graph.shrink"
-    input = operand_def(TensorType)
     start = prop_def(DenseArrayBase)
     limit = prop_def(DenseArrayBase)
     step = opt_prop_def(DenseArrayBase)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     @classmethod
     def infer(cls, operands, props):
@@ -649,15 +622,11 @@ class ShrinkOp(GraphOp):
 
 
 @irdl_op_definition
-class FlipOp(GraphOp):
+class FlipOp(OneInputOp):
     """Reverse the order of elements along `axes`."""
 
     name = "graph.flip"
-    input = operand_def(TensorType)
     axes = prop_def(DenseArrayBase)
-    res = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input " + _FUNCTIONAL
 
     @classmethod
     def infer(cls, operands, props):
@@ -743,7 +712,7 @@ class MatmulOp(GraphOp):
         return _ty(out, a.element_type)
 
 
-class AxisOp(GraphOp):
+class AxisOp(OneInputOp):
     """An op over one `axis` whose result has the input's type."""
 
     @classmethod
@@ -763,11 +732,7 @@ def _make_axis_op(name: str, doc: str, allowed: frozenset[str]) -> type[AxisOp]:
             "__doc__": doc,
             "ALLOWED": allowed,
             "__annotations__": {"ALLOWED": ClassVar[frozenset[str]]},
-            "input": operand_def(TensorType),
             "axis": prop_def(IntegerAttr),
-            "res": result_def(TensorType),
-            "traits": traits_def(Pure()),
-            "assembly_format": "$input " + _FUNCTIONAL,
         },
     )
     return irdl_op_definition(cls)
@@ -867,7 +832,7 @@ class Conv2dOp(GraphOp):
         return [vals[0], vals[1], vals[2:]]
 
 
-class PoolOp(GraphOp):
+class PoolOp(OneInputOp):
     @classmethod
     def infer(cls, operands, props):
         (x,) = operands
@@ -890,13 +855,9 @@ def _make_pool(name: str, doc: str) -> type[PoolOp]:
         {
             "name": f"graph.{name}",
             "__doc__": doc,
-            "input": operand_def(TensorType),
             "kernel": prop_def(DenseArrayBase),
             "stride": opt_prop_def(DenseArrayBase),
             "padding": opt_prop_def(DenseArrayBase),
-            "res": result_def(TensorType),
-            "traits": traits_def(Pure()),
-            "assembly_format": "$input " + _FUNCTIONAL,
         },
     )
     return irdl_op_definition(cls)
