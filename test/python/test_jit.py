@@ -12,7 +12,7 @@ from kiln.jit.lower import Subgraph
 from kiln.registry import PIPELINES, make_context
 from xdsl.parser import Parser
 
-from test_tensor_cases import require
+from test_tensor_cases import DEVICES, require
 
 D = "interp"
 
@@ -211,14 +211,7 @@ def test_outputs_fed_back_as_inputs_replay_correctly() -> None:
     assert step.trace_count == 1
 
 
-IDENTITY_LOWERING = pytest.mark.xfail(
-    reason="convert-graph-to-kernel asserts when func.return returns a function argument", strict=True
-)
-
-
-@pytest.mark.parametrize(
-    "device", ["interp", pytest.param("cpu-llvm", marks=IDENTITY_LOWERING), pytest.param("cpu-c", marks=IDENTITY_LOWERING)]
-)
+@pytest.mark.parametrize("device", DEVICES)
 def test_returning_an_argument_unchanged(device: str) -> None:
     require(device)
     f = jit(lambda x, y: (x.floor(), y * 2), device=device)

@@ -40,8 +40,6 @@ class Case:
     tol: float = 1e-5
     symbolic: bool = True
     """Whether N can vary under one compiled program (False: the case runs with static shapes only)."""
-    tags: tuple[str, ...] = ()
-    """``returns_input``: the result is an argument itself (no op), which the compiled devices cannot lower yet."""
 
     def reference(self, *arrays: np.ndarray) -> np.ndarray:
         return np.asarray((self.ref or self.fn)(*arrays))
@@ -173,7 +171,7 @@ CASES: tuple[Case, ...] = (
     Case("erf", lambda x: x.erf(), (X,), ref=lambda x: erf(x).astype(x.dtype)),
     Case("floor_ceil_trunc", lambda x: x.floor() + x.ceil() * 10 + x.trunc() * 100, (X,),
          ref=lambda x: np.floor(x) + np.ceil(x) * 10 + np.trunc(x) * 100),
-    Case("floor_of_int_is_identity", lambda x: x.floor(), (XI,), ref=np.floor, tags=("returns_input",)),
+    Case("floor_of_int_is_identity", lambda x: x.floor(), (XI,), ref=np.floor),
     Case("sign", lambda x: x.sign(), (X,), ref=np.sign),
     Case("invert_bool_and_int", lambda b, x: b.logical_not().where(~x, x), ((("N", 5), "bool"), XI),
          ref=lambda b, x: np.where(~b, ~x, x)),
@@ -274,13 +272,11 @@ CASES: tuple[Case, ...] = (
 
 CASES_BY_NAME = {c.name: c for c in CASES}
 
-_GROUPED = [c for c in CASES if "returns_input" not in c.tags]
 GROUPS: dict[str, tuple[Case, ...]] = {
-    "symbolic": tuple(c for c in _GROUPED if c.symbolic and any("N" in s for s, _ in c.inputs)),
-    "static": tuple(c for c in _GROUPED if not (c.symbolic and any("N" in s for s, _ in c.inputs))),
+    "symbolic": tuple(c for c in CASES if c.symbolic and any("N" in s for s, _ in c.inputs)),
+    "static": tuple(c for c in CASES if not (c.symbolic and any("N" in s for s, _ in c.inputs))),
 }
-"""Cases compiled together on the slower devices: one program serves all the cases of a group (cases that
-return an argument unchanged are tested per device in test_jit.py)."""
+"""Cases compiled together on the slower devices: one program serves all the cases of a group."""
 
 
 def assert_matches(got: Tensor | np.ndarray, want: np.ndarray, tol: float, what: str) -> None:
