@@ -329,9 +329,12 @@ def test_dump_ir_writes_each_pass(tmp_path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_applied_opts_are_read_from_the_kernels() -> None:
-    sub = Subgraph.of([(rows(2) * 2).sum(1)._node])
-    opts = debug.applied_opts(sub.module("f", sub.leaves), PIPELINES["lower-to-kernel"])
-    assert opts and all(isinstance(v, list) for v in opts.values())
+    x = Tensor(np.ones((64, 64), np.float32), device=D)
+    sub = Subgraph.of([(x @ x).relu()._node])
+    module = sub.module("f", sub.leaves)
+    assert debug.applied_opts(module, PIPELINES["lower-to-kernel"]) == {"f_r0": []}
+    optimized = debug.applied_opts(module, PIPELINES["lower-to-kernel"] + ",kernel-optimize{target=cpu-llvm}")
+    assert list(optimized) == ["f_r0"] and optimized["f_r0"] and all(isinstance(o, str) for o in optimized["f_r0"])
 
 
 def test_schedule_report_of_a_compiled_program(monkeypatch, capsys) -> None:
