@@ -125,10 +125,12 @@ class Tensor:
 
     def __init__(self, data: Any, dtype: DTypeLike | None = None, device: str | None = None):
         """From a numpy array (copied; keeps its dtype), a nested list, a Python scalar, or another Tensor."""
-        self.device = device or (data.device if isinstance(data, Tensor) else default_device())
-        if isinstance(data, Tensor):
-            self._node = data._node if dtype is None else _cast(data._node, dtype_name(dtype))
+        if isinstance(data, Tensor):  # a view of the same value, cast and/or moved
+            source = data.to(device) if device is not None else data
+            self.device = source.device
+            self._node = source._node if dtype is None else _cast(source._node, dtype_name(dtype))
             return
+        self.device = device or default_device()
         if isinstance(data, bool | int | float) and not isinstance(data, np.generic):
             name = dtype_name(dtype) if dtype is not None else scalar_dtype(data)
             self._node = lazy.const(_scalar_in(data, name), (), name)

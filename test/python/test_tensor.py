@@ -11,6 +11,8 @@ from kiln.jit import realize as realize_module
 from kiln.jit.errors import TraceError
 from kiln.tools import kiln_opt, kiln_run
 
+from test_tensor_cases import device_problem
+
 D = "interp"
 
 
@@ -130,6 +132,10 @@ def test_numpy_arrays_on_the_left_give_tensors() -> None:
 def test_moving_between_devices() -> None:
     x = Tensor([1.0, 2.0], device=D)
     assert x.to(D) is x
+    moved = Tensor(x * 2, dtype="i32", device="cpu-c")
+    assert moved.device == "cpu-c" and moved.dtype == "i32"
+    if device_problem("cpu-c") is None:
+        assert moved.tolist() == [2, 4]
     y = Tensor([1.0], device="cpu-c")
     with pytest.raises(ValueError, match="different devices: interp and cpu-c"):
         x + y
