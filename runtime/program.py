@@ -26,6 +26,8 @@ give the half-open slice of the kernel's outermost parallel range to compute; it
 
 from __future__ import annotations
 
+import time
+
 import ctypes
 import json
 import operator
@@ -306,6 +308,15 @@ class Executable:
     # ------------------------------------------------------------------------------------------- calling
 
     def __call__(self, *arrays: Any) -> list[np.ndarray]:
+        return self._run(arrays, None)
+
+    def profile(self, *arrays: Any) -> tuple[list[np.ndarray], list[float]]:
+        """Run once and also return the wall time of each launch in seconds, in launch order (for
+        ``KILN_DEBUG=2``; the timing calls stay off the plain call's path)."""
+        times: list[float] = []
+        return self._run(arrays, times), times
+
+    def _run(self, arrays: tuple[Any, ...], times: list[float] | None) -> list[np.ndarray]:
         args, vals, plan = self._bind(arrays)
         self.last_peak_bytes = plan.peak_bytes
         raws: dict[int, tuple[np.ndarray, int]] = {}
@@ -315,10 +326,13 @@ class Executable:
             vals += plan.symbol_values
             pool = self._pool
             for fn, gather, ranges in plan.launches:
+                start = time.perf_counter() if times is not None else 0.0
                 if len(ranges) == 1:
                     fn(*gather(vals), *ranges[0])
                 else:
                     pool.run(fn, gather(vals), ranges)
+                if times is not None:
+                    times.append(time.perf_counter() - start)
         finally:
             if locked:
                 self._scratch_lock.release()
