@@ -29,8 +29,10 @@ REASSOCIATING_TARGETS = frozenset({"cpu-llvm"})
 """Targets whose float arithmetic may be reassociated by their compiler (LLVM's ``reassoc`` flags), so its loop
 vectorizer turns a plain reduce loop into vector code itself. Splitting accumulators by hand there made row
 sums 20x slower (LLVM then vectorizes the outer loop with gathers); on cpu-c it made them 8x faster."""
+CPU_VECTORS = 2
 REUSE_TILE = 8
-"""Rows of a CPU register tile (8 x two AVX-512 vectors = 16 accumulator registers of 32)."""
+"""A CPU register tile is REUSE_TILE rows of CPU_VECTORS vectors: 8 x 2 = 16 accumulator registers of AVX-512's
+32, with room for the loaded vectors and broadcasts."""
 GPU_TILE = 4
 MAX_PAD_WASTE = 0.25
 """Pad an axis to a multiple of the vector width only if at most this fraction of the work is padding."""
@@ -106,38 +108,42 @@ class _Tuner:
 
     # -- shared steps -----------------------------------------------------------------------
 
-    def upcast_vector(self, r: K.RangeOp, lanes: int) -> bool:
-        """Upcast ``r`` by ``lanes`` (or the vector width), padding it first when that wastes little."""
+    def upcast_vector(self, r: K.RangeOp, vectors: int) -> bool:
+        """Upcast ``r`` by ``vectors`` vectors: a range of one vector's lanes, then (when ``vectors`` > 1 and it
+        divides) a range counting the vectors, so each vector access is the lanes of one range. The axis is
+        padded to a multiple of the width first when that wastes little."""
         size = const_size(r)
         if size is None or size < self.width:
             return False
-        for amount in (lanes, self.width):
-            if size % amount == 0 and self.attempt(OptOp.UPCAST, r, amount):
-                return True
-        padded = -(-size // self.width) * self.width
-        if (padded - size) / padded <= MAX_PAD_WASTE and self.attempt(OptOp.PADTO, r, self.width):
-            return self.attempt(OptOp.UPCAST, r, self.width)
-        return False
+        if size % self.width:
+            padded = -(-size // self.width) * self.width
+            if (padded - size) / padded > MAX_PAD_WASTE or not self.attempt(OptOp.PADTO, r, self.width):
+                return False
+        if not self.attempt(OptOp.UPCAST, r, self.width):
+            return False
+        if vectors > 1:
+            self.upcast_divisor(r, (vectors,))
+        return True
 
     def upcast_divisor(self, r: K.RangeOp, amounts: tuple[int, ...]) -> bool:
         size = const_size(r)
         return size is not None and any(size % a == 0 and self.attempt(OptOp.UPCAST, r, a) for a in amounts if a <= size)
 
-    def register_tile(self, vector_lanes: int, reuse_rows: tuple[int, ...]) -> bool:
-        """In a kernel with a reduce, upcast the vector axis (by ``vector_lanes`` when another axis brings
-        register reuse, else by one vector) and that reuse axis; whether anything was tiled."""
+    def register_tile(self, vectors: int, reuse_rows: tuple[int, ...]) -> bool:
+        """In a kernel with a reduce, upcast the vector axis (by ``vectors`` vectors when another axis brings
+        register reuse, else by one) and that reuse axis; whether anything was tiled."""
         if not self.reduces():
             return False
         strides = Strides(self.kernel)
         v = self.vector_axis(strides)
         u = self.reuse_axis(strides, v)
-        tiled = v is not None and self.upcast_vector(v, vector_lanes if u is not None else self.width)
+        tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1)
         return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
 
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
-        if not self.register_tile(2 * self.width, (REUSE_TILE, 4, 2)):
+        if not self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2)):
             self.partial_sums()
         self.cores()
 
@@ -178,7 +184,7 @@ class _Tuner:
             return
         if self.grouped_reduce():
             return
-        self.register_tile(GPU_TILE, (GPU_TILE, 2))
+        self.register_tile(1, (GPU_TILE, 2))
         self.unroll()
         self.workgroup()
 

@@ -4,13 +4,13 @@
 // RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{search=none}' | filecheck %s --check-prefix=NONE
 // RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{target=cuda},kernel-optimize{target=cpu-llvm}' | filecheck %s --check-prefix=CUDA
 // The heuristic's choices (docs/optimizer.md). CPU vector widths come from the host, so the lane counts are
-// left open here. A matmul gets a register tile: its contiguous axis %j by two vectors (or one), the axis with
-// reuse %i by 8. A row sum is left to LLVM's loop vectorizer on cpu-llvm (it reassociates), and gets a vector
+// left open here. A matmul gets a register tile: its contiguous axis %j by two vectors (a range of one vector's
+// lanes, then one of 2 vectors), the axis with reuse %i by 8. A row sum is left to LLVM's loop vectorizer on cpu-llvm (it reassociates), and gets a vector
 // of partial sums on cpu-c. GPUs (fixed descriptions): 4x4 tiles, reduce unrolling, workgroups. A kernel that
 // has an opts attribute was optimized already: a second kernel-optimize leaves it as it is.
 
-// LLVM: kernel.kernel @mm({{.*}} opts = ["upcast:1:{{16|32}}", "upcast:0:8"]}
-// C:    kernel.kernel @mm({{.*}} opts = ["upcast:1:{{16|32}}", "upcast:0:8"]}
+// LLVM: kernel.kernel @mm({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "upcast:0:8"]}
+// C:    kernel.kernel @mm({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "upcast:0:8"]}
 // CUDA: kernel.kernel @mm({{.*}} opts = ["upcast:1:4", "upcast:0:4", "unroll:0:0", "local:1:16", "local:0:2"]}
 // NONE: kernel.kernel @mm({{.*}} opts = []}
 kernel.kernel @mm(%a: !kernel.buffer<8x32xf32>, %b: !kernel.buffer<32x64xf32>, %out: !kernel.buffer<8x64xf32>) attributes {symbols = []} {

@@ -1,0 +1,107 @@
+"""Memory-bound kernels: ``relu(a*b+c)`` and a sum over 16M floats, softmax over 4096x4096, and a plain copy,
+kiln (heuristic opts) against numpy, measured in the same run.
+
+    python bench/bandwidth.py [--devices cpu-llvm,cpu-c] [--repeat 10] [--only elementwise,sum,softmax,copy]
+
+GB/s counts the bytes a kernel must move at least (each input read once, each output written once). For softmax
+that is 2 x 64 MiB; kiln's three kernels (row max, row sum of exp, normalize) read the input three times, so the
+table also gives the bytes they actually move. "x copy" compares a row's GB/s with kiln's own copy of a 4096x4096
+array (a function that returns its argument: one copy kernel) in this run. Times are never asserted; results are
+checked against numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import (  # noqa: E402
+    blas_note,
+    clean_blas_env,
+    compile_cold_and_cached,
+    machine_note,
+    median_seconds,
+    optimizing_pipeline,
+    print_table,
+)
+
+clean_blas_env()
+
+import numpy as np  # noqa: E402
+
+N = 1 << 24
+ROWS = COLS = 4096
+V = f"!graph.tensor<{N}xf32>"
+M = f"!graph.tensor<{ROWS}x{COLS}xf32>"
+
+PROGRAMS = {
+    "elementwise": (
+        f"func.func @f(%a: {V}, %b: {V}, %c: {V}) -> {V} {{\n"
+        f"  %m = graph.mul %a, %b : ({V}, {V}) -> {V}\n  %s = graph.add %m, %c : ({V}, {V}) -> {V}\n"
+        f"  %r = graph.relu %s : {V}\n  func.return %r : {V}\n}}"
+    ),
+    "sum": (
+        f"func.func @f(%x: {V}) -> !graph.tensor<f32> {{\n"
+        f"  %r = graph.reduce_sum %x {{axes = array<i64: 0>, keepdims = false}} : ({V}) -> !graph.tensor<f32>\n"
+        f"  func.return %r : !graph.tensor<f32>\n}}"
+    ),
+    "softmax": f"func.func @f(%x: {M}) -> {M} {{\n  %r = graph.softmax %x {{axis = 1 : i64}} : ({M}) -> {M}\n  func.return %r : {M}\n}}",
+    "copy": f"func.func @f(%x: {M}) -> {M} {{\n  func.return %x : {M}\n}}",
+}
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def cases(rng: np.random.Generator) -> dict[str, tuple[list[np.ndarray], Callable[..., np.ndarray], int, int]]:
+    """name -> (inputs, numpy reference, bytes moved at least, bytes kiln's kernels move)."""
+    v = [rng.standard_normal(N).astype(np.float32) for _ in range(3)]
+    m = rng.standard_normal((ROWS, COLS)).astype(np.float32)
+    vb, mb = N * 4, ROWS * COLS * 4
+    return {
+        "elementwise": (v, lambda a, b, c: np.maximum(a * b + c, 0), 4 * vb, 4 * vb),
+        "sum": ([v[0]], lambda x: np.sum(x), vb, vb),
+        "softmax": ([m], softmax, 2 * mb, 4 * mb),
+        "copy": ([m], lambda x: x.copy(), 2 * mb, 2 * mb),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--devices", default="cpu-llvm,cpu-c")
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--only", default=",".join(PROGRAMS))
+    args = parser.parse_args()
+    print(machine_note())
+    print(blas_note())
+    table = cases(np.random.default_rng(0))
+    rows = []
+    copy_gbs: dict[str, float] = {}
+    for name in sorted(args.only.split(","), key=lambda n: n != "copy"):  # the copy first: the other rows refer to it
+        inputs, reference, least, moved = table[name]
+        want = reference(*inputs)
+        numpy_s = median_seconds(lambda: reference(*inputs), args.repeat)
+        rows.append([name, "numpy", numpy_s * 1e3, least / numpy_s / 1e9, "", 1.0, "", "", ""])
+        for device in args.devices.split(","):
+            optimizing_pipeline(device)
+            run, cold, cached = compile_cold_and_cached(device, PROGRAMS[name], "f")
+            got = run(*inputs)[0]
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3 * max(1.0, float(np.abs(want).max())))
+            s = median_seconds(lambda: run(*inputs), args.repeat)
+            gbs = least / s / 1e9
+            copy_gbs.setdefault(device, gbs)
+            rows.append([name, device, s * 1e3, gbs, moved / s / 1e9, numpy_s / s, gbs / copy_gbs[device], cold, cached * 1e3])
+    print_table(
+        "memory-bound kernels (heuristic); GB/s = bytes moved at least / time; x copy = GB/s / kiln copy's GB/s",
+        ["kernel", "runner", "median ms", "GB/s", "GB/s moved", "x numpy", "x copy", "cold compile s", "cached compile ms"],
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""What the benchmarks share: a clean BLAS environment for the numpy baseline, compiling through the optimizing
+pipeline (cold and cached), median timings, and the printed table.
+
+Call ``clean_blas_env()`` before numpy is imported: OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when set (this build
+machine sets them, and they slow OpenBLAS down), are removed by re-executing the benchmark process without them
+(only this process: kiln itself never uses OpenBLAS, numpy is the baseline).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+
+BLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+_DROPPED = "KILN_BENCH_DROPPED_BLAS_ENV"
+
+
+def clean_blas_env() -> None:
+    """Re-execute this process without the OpenBLAS tuning variables (a no-op when none is set)."""
+    found = [v for v in BLAS_VARIABLES if v in os.environ]
+    if found:
+        env = {k: v for k, v in os.environ.items() if k not in found}
+        env[_DROPPED] = ",".join(f"{v}={os.environ[v]}" for v in found)
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+
+def blas_note() -> str:
+    """One line on the numpy baseline's BLAS (threadpoolctl's view when it is installed)."""
+    dropped = os.environ.get(_DROPPED)
+    note = f"removed {dropped} for numpy" if dropped else "no OpenBLAS variables set"
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return note + " (threadpoolctl not installed)"
+    libs = [f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')} x{i.get('num_threads')}" for i in threadpool_info()]
+    return note + "; " + ", ".join(libs)
+
+
+def optimizing_pipeline(device: str, optimize: str | None = None) -> None:
+    """Make ``device`` compile through ``optimize`` (default: the heuristic) right after the memory planner,
+    replacing a kernel-optimize the named pipeline may already have."""
+    from xdsl.utils.arg_spec import parse_pipeline
+
+    from kiln import registry
+    from kiln.runtime.devices import LOWERINGS
+
+    name = LOWERINGS[device][0]
+    optimize = optimize or f"kernel-optimize{{target={device}}}"
+    specs = [str(s) for s in parse_pipeline(registry.PIPELINES[name]) if s.name != "kernel-optimize"]
+    registry.PIPELINES[name] = ",".join(specs).replace("kernel-plan-memory", f"kernel-plan-memory,{optimize}")
+
+
+def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Callable[..., list], float, float]:
+    """Compile ``function`` with empty caches (a fresh cache folder), then again from the disk cache.
+
+    Returns the callable and both times in seconds. A warm-up compile of another program runs first, so the cold
+    time is the pipeline's own work, not Python imports.
+    """
+    from kiln.runtime.devices import get_device
+
+    warmup = "func.func @w(%x: !graph.tensor<4xf32>) -> !graph.tensor<4xf32> {\n  %y = graph.exp %x : !graph.tensor<4xf32>\n  func.return %y : !graph.tensor<4xf32>\n}"
+    old = os.environ.get("KILN_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="kiln-bench-") as folder:
+        os.environ["KILN_CACHE_DIR"] = folder
+        try:
+            get_device(device).compile(warmup, "w")
+            start = time.perf_counter()
+            get_device(device).compile(text, function)
+            cold = time.perf_counter() - start
+            start = time.perf_counter()
+            run = get_device(device).compile(text, function)
+            cached = time.perf_counter() - start
+        finally:
+            if old is None:
+                del os.environ["KILN_CACHE_DIR"]
+            else:
+                os.environ["KILN_CACHE_DIR"] = old
+    return run, cold, cached
+
+
+def median_seconds(fn: Callable[[], object], repeat: int) -> float:
+    """Median wall time of ``repeat`` calls after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    cells = [[str(h) for h in header], *[[_cell(v) for v in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    print(f"\n{title}")
+    for n, r in enumerate(cells):
+        print("  " + "  ".join(c.rjust(w) if n and i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
+    return str(v)
+
+
+def machine_note() -> str:
+    from kiln.targets.description import host_cpu, usable_cores
+
+    _, cpu, _ = host_cpu()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"host {cpu}, {usable_cores()} cores, load average {load:.2f}"
