@@ -59,11 +59,12 @@ class CompiledGraph:
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         if not debug.level():
             return self.run(*arrays)
+        profile = getattr(self.run, "profile", None) if debug.level() >= 2 else None
         start = time.perf_counter()
-        outputs = self.run(*arrays)
+        outputs, launch_seconds = profile(*arrays) if profile is not None else (self.run(*arrays), None)
         seconds = time.perf_counter() - start
         env = debug.bind_symbols(self.input_shapes, arrays)
-        debug.report_call(self.name, self.device, self.program, env, seconds, self.n_ops)
+        debug.report_call(self.name, self.device, self.program, env, seconds, self.n_ops, launch_seconds)
         return outputs
 
 

@@ -152,9 +152,16 @@ def _work(launch: LaunchSpec, env: Mapping[str, int]) -> int | None:
 
 
 def report_call(
-    name: str, device: str, program: ProgramSpec | None, env: Mapping[str, int], seconds: float, n_graph_ops: int
+    name: str,
+    device: str,
+    program: ProgramSpec | None,
+    env: Mapping[str, int],
+    seconds: float,
+    n_graph_ops: int,
+    launch_seconds: Sequence[float] | None = None,
 ) -> None:
-    """What ``KILN_DEBUG`` shows after each call of a compiled function."""
+    """What ``KILN_DEBUG`` shows after each call of a compiled function (with each launch's measured time
+    and rates when the device can time launches)."""
     lvl = level()
     binding = ", ".join(f"{k}={v}" for k, v in env.items())
     header = f"@{name} on {device}" + (f" ({binding})" if binding else "")
@@ -170,6 +177,9 @@ def report_call(
             total_work += work or 0
             total_bytes += nbytes
             line += f", ~{work if work is not None else '?'} ops, {nbytes} bytes"
+            if launch_seconds is not None:
+                t = max(launch_seconds[i], 1e-9)
+                line += f", {t * 1e6:.1f} us, {(work or 0) / t / 1e9:.2f} GFLOP/s, {nbytes / t / 1e9:.2f} GB/s"
         lines.append(line)
     summary = f"{header}: {len(program.launches)} launch{'es' * (len(program.launches) != 1)}"
     if lvl >= 2:
