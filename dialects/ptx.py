@@ -968,6 +968,123 @@ class SharedOp(IRDLOperation):
 
 
 # ---------------------------------------------------------------------------------------------
+# tensor cores
+
+
+@irdl_op_definition
+class PackOp(IRDLOperation):
+    """``%r = ptx.pack %lo, %hi : !ptx.reg<b32>``: two 16-bit registers as the halves of one 32-bit register
+    (``mov.b32 %r1, {%rs1, %rs2}``; ``%lo`` in the low half), the form ``mma`` takes f16/bf16 pairs in."""
+
+    name = "ptx.pack"
+
+    lo = operand_def(RegType)
+    hi = operand_def(RegType)
+    result = result_def(RegType)
+    traits = traits_def(Pure(), HasParent(EntryOp))
+
+    def __init__(self, lo: SSAValue, hi: SSAValue):
+        super().__init__(operands=[lo, hi], result_types=[REG["b32"]])
+
+    def verify_(self) -> None:
+        for v, what in ((self.lo, "low half"), (self.hi, "high half")):
+            _check_register(v, frozenset({"b16"}), f"ptx.pack {what}")
+        _check_register(self.result, frozenset({"b32"}), "ptx.pack result")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PackOp:
+        lo = parse_defined_operand(parser, "register")
+        parser.parse_punctuation(",")
+        return _typed_result_op_parse(cls, parser, [lo, parse_defined_operand(parser, "register")])  # type: ignore[return-value]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list((self.lo, self.hi), printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        _print_result_types(printer, self)
+
+
+MMA_SHAPES: dict[str, tuple[int, int, int, int]] = {"m16n8k16": (4, 2, 4, 4)}
+"""``mma.sync`` shapes kiln emits, with the registers per thread of A, B (packed f16/bf16 pairs), C and D (f32)."""
+MMA_INPUTS = frozenset({"f16", "bf16"})
+
+
+@irdl_op_definition
+class MmaOp(IRDLOperation):
+    """``%d0, %d1, %d2, %d3 = ptx.mma m16n8k16.row.col.f32.f16.f16.f32 {%a0, ..., %a3}, {%b0, %b1},
+    {%c0, ..., %c3}``: a warp's tensor-core D = A * B + C (``mma.sync.aligned``; A row-major, B column-major),
+    each thread holding its fragment registers in the instruction's layout: A and B as packed pairs (.b32),
+    C and D as f32. Every thread of the warp must execute it."""
+
+    name = "ptx.mma"
+
+    opcode = prop_def(StringAttr)
+    a = var_operand_def(RegType)
+    b = var_operand_def(RegType)
+    c = var_operand_def(RegType)
+    d = var_result_def(RegType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(HasParent(EntryOp))
+
+    def __init__(self, suffix: str, a: Sequence[SSAValue], b: Sequence[SSAValue], c: Sequence[SSAValue]):
+        super().__init__(
+            properties={"opcode": StringAttr(suffix)},
+            operands=[list(a), list(b), list(c)],
+            result_types=[[REG["f32"]] * len(c)],
+        )
+
+    @property
+    def text(self) -> str:
+        return f"mma.sync.aligned.{self.opcode.data}"
+
+    def verify_(self) -> None:
+        parts = self.opcode.data.split(".")
+        if len(parts) != 7 or parts[1:3] != ["row", "col"] or parts[3] != "f32" or parts[6] != "f32":
+            raise VerifyException(f"{self.text}: expected <shape>.row.col.f32.<ab>.<ab>.f32")
+        shape, ab = parts[0], parts[4]
+        if shape not in MMA_SHAPES or ab not in MMA_INPUTS or parts[5] != ab:
+            raise VerifyException(
+                f"{self.text}: kiln emits shapes {', '.join(MMA_SHAPES)} with f16 or bf16 inputs (the same for A and B)"
+            )
+        for values, count, kind, what in zip(
+            (self.a, self.b, self.c, self.d), MMA_SHAPES[shape], ("b32", "b32", "f32", "f32"), "ABCD"
+        ):
+            if len(values) != count:
+                raise VerifyException(f"{self.text} takes {count} {what} registers per thread, got {len(values)}")
+            for v in values:
+                _check_register(v, frozenset({kind}), f"{self.text} {what} fragment")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MmaOp:
+        suffix = parser.parse_identifier()
+
+        def fragment() -> list[SSAValue]:
+            return parser.parse_comma_separated_list(parser.Delimiter.BRACES, lambda: parse_defined_operand(parser, "register"))
+
+        a = fragment()
+        parser.parse_punctuation(",")
+        b = fragment()
+        parser.parse_punctuation(",")
+        c = fragment()
+        attributes = parser.parse_optional_attr_dict()
+        _parse_result_types(parser)
+        op = cls(suffix, a, b, c)
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        def fragment(values: Sequence[SSAValue]) -> None:
+            printer.print_string("{")
+            printer.print_list(values, printer.print_operand)
+            printer.print_string("}")
+
+        printer.print_string(f" {self.opcode.data} ")
+        printer.print_list((self.a, self.b, self.c), fragment)
+        printer.print_op_attributes(self.attributes)
+        _print_result_types(printer, self)
+
+
+# ---------------------------------------------------------------------------------------------
 # control
 
 
@@ -1087,7 +1204,7 @@ PTX = Dialect(
     "ptx",
     [
         EntryOp, *INSTRUCTION_OPS.values(), CvtOp, ConstOp, RegOp, AssignOp, MovOp, SregOp, LdParamOp,
-        LdOp, StOp, SharedOp, LabelOp, BraOp, BarSyncOp, RetOp,
+        LdOp, StOp, SharedOp, PackOp, MmaOp, LabelOp, BraOp, BarSyncOp, RetOp,
     ],
     [RegType],
 )  # fmt: skip

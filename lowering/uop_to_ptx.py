@@ -20,15 +20,18 @@ The linear uop block becomes PTX in the same order:
   Bools are bytes in memory. ``uop.define_local`` is a ``.shared`` array, ``uop.barrier`` is ``bar.sync 0``.
 - vectors are scalarized (a ``vector<4xf32>`` value is four registers); ALU ops and casts work lane by lane
   (``kiln.lowering.ptx.alu``, ``kiln.lowering.ptx.casts``).
+- ``uop.wmma`` is ``mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}`` (the tensor core of
+  ``kiln.targets.ptx.description``): the per-thread fragments are already in the instruction's layout, A and B
+  lanes are packed two to a 32-bit register.
 
-What PTX cannot express here (an f64 ``exp2``, a ``uop.wmma``, a CPU-only special, a 64-bit scalar param) is a
-diagnostic located at the uop op, naming it and its type.
+What PTX cannot express here (an f64 ``exp2``, a tensor-core shape the sm lacks, a CPU-only special, a 64-bit
+scalar param) is a diagnostic located at the uop op, naming it and its type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, IndexType, IntegerAttr, ModuleOp, StringAttr
@@ -43,7 +46,7 @@ from kiln.lowering.ptx.alu import NotExpressible, lower_alu
 from kiln.lowering.ptx.builder import PTXBuilder, name_part
 from kiln.lowering.ptx.casts import lower_bitcast, lower_cast
 from kiln.lowering.ptx.types import const_type, memory_type, reg_kind
-from kiln.targets.ptx.description import ptx_header
+from kiln.targets.ptx.description import TENSOR_CORE_SHAPES, WARP_SIZE, ptx_header
 from kiln.tools.diagnostics import error_at
 
 I32, I64 = DTYPES["i32"], DTYPES["i64"]
@@ -68,7 +71,7 @@ class ConvertUopToPTX(ModulePass):
         except ValueError as e:
             raise PassFailedException(f"convert-uop-to-ptx: {e}") from None
         for kernel in [k for k in op.ops if isinstance(k, uop.UopKernelOp)]:
-            op.body.block.insert_op_before(_KernelConverter(kernel).convert(), kernel)
+            op.body.block.insert_op_before(_KernelConverter(kernel, self.arch).convert(), kernel)
             kernel.detach()
             kernel.erase()
         op.attributes[ptx.TARGET_ATTRIBUTE] = StringAttr(self.arch)
@@ -93,6 +96,16 @@ def _launch_block(kernel: uop.UopKernelOp) -> tuple[int, int, int] | None:
     return tuple(s.value.data for s in sizes.data)  # type: ignore[return-value, union-attr]
 
 
+def _param_type(p: uop.ParamOp) -> str:
+    """The ``.param`` type of a kernel parameter: u64 for a buffer's address, u32 for a scalar."""
+    t = p.result.type
+    if isinstance(t, uop.PtrType):
+        return "u64"
+    if t not in SCALAR_PARAMS:
+        raise error_at(p, f"uop.param of type {t}: the CUDA calling convention passes scalars as 32-bit integers")
+    return "u32"
+
+
 @dataclass
 class _Loop:
     """An open ``uop.range``: its counter register and the labels of its head and exit."""
@@ -102,24 +115,25 @@ class _Loop:
     exit: str
 
 
-@dataclass
 class _KernelConverter:
-    """Converts one kernel, walking its ops in order."""
+    """Converts one kernel, walking its ops in order and appending to the entry through ``self.b``."""
 
-    kernel: uop.UopKernelOp
-    lanes: dict[SSAValue, list[SSAValue]] = field(default_factory=dict)
-    """uop value -> its registers, one per lane (one for a scalar; an accumulator's ptx.reg registers)."""
-    scopes: list[_Loop | str] = field(default_factory=list)
-    """Open brackets: a ``_Loop`` for uop.range, the end label for uop.if."""
+    def __init__(self, kernel: uop.UopKernelOp, arch: str):
+        self.kernel, self.arch = kernel, arch
+        params = params_in_order(kernel)
+        params.sort(key=lambda p: not isinstance(p.result.type, uop.PtrType))  # buffers first, as the runtime packs them
+        self.params = params
+        signature = [(f"p{p.index.value.data}{name_part(p.result.name_hint)}", _param_type(p)) for p in params]
+        self.entry = ptx.EntryOp(kernel.sym_name.data, signature, _launch_block(kernel), dict(kernel.attributes))
+        self.entry.location = kernel.location
+        self.b = PTXBuilder(self.entry, kernel.location)
+        self.lanes: dict[SSAValue, list[SSAValue]] = {}
+        """uop value -> its registers, one per lane (one for a scalar; an accumulator's ptx.reg registers)."""
+        self.scopes: list[_Loop | str] = []
+        """Open brackets: a ``_Loop`` for uop.range, the end label for uop.if."""
 
     def convert(self) -> ptx.EntryOp:
-        params = params_in_order(self.kernel)
-        params.sort(key=lambda p: not isinstance(p.result.type, uop.PtrType))  # buffers first, as the runtime packs them
-        signature = [(f"p{p.index.value.data}{name_part(p.result.name_hint)}", self._param_type(p)) for p in params]
-        entry = ptx.EntryOp(self.kernel.sym_name.data, signature, _launch_block(self.kernel), dict(self.kernel.attributes))
-        entry.location = self.kernel.location
-        self.b = PTXBuilder(entry, self.kernel.location)
-        for p, (name, t) in zip(params, signature):
+        for p, (name, t) in zip(self.params, self.entry.params):
             self.b.location = p.location
             value = self.b.prologue(ptx.LdParamOp(t, name))
             if t == "u64":
@@ -136,15 +150,7 @@ class _KernelConverter:
                 raise error_at(op, f"{op.name} has no PTX lowering")
         self.b.location = self.kernel.location
         self.b.append(ptx.RetOp())
-        return entry
-
-    def _param_type(self, p: uop.ParamOp) -> str:
-        t = p.result.type
-        if isinstance(t, uop.PtrType):
-            return "u64"
-        if t not in SCALAR_PARAMS:
-            raise error_at(p, f"uop.param of type {t}: the CUDA calling convention passes scalars as 32-bit integers")
-        return "u32"
+        return self.entry
 
     # ---- bookkeeping
 
@@ -322,7 +328,26 @@ class _KernelConverter:
             raise error_at(op, f"{op.name} on {dtype_name(t)} cannot be lowered to PTX: {e}") from None
 
     def wmma(self, op: uop.WmmaOp) -> None:
-        raise error_at(op, "uop.wmma has no PTX lowering yet (mma.sync is not emitted)")
+        """``mma.sync.aligned`` on the fragments: A and B lanes packed in pairs, C and D as f32 registers."""
+        (m, n, k), inputs, accumulator = TENSOR_CORE_SHAPES[self.arch]
+        shape = tuple(p.value.data for p in (op.m, op.n, op.k))
+        dtype = dtype_name(element_type(op.a.type))
+        if shape != (m, n, k) or op.threads.value.data != WARP_SIZE or dtype not in inputs:
+            raise error_at(
+                op,
+                f"uop.wmma m{shape[0]}n{shape[1]}k{shape[2]} of {dtype} over {op.threads.value.data} threads: "
+                f"{self.arch} has mma.sync m{m}n{n}k{k} of {' or '.join(inputs)} over {WARP_SIZE} threads",
+            )
+        if dtype_name(element_type(op.c.type)) != accumulator:
+            raise error_at(op, f"uop.wmma accumulates in {accumulator} on {self.arch}, got {op.c.type}")
+        a, b = ([self.b.append(ptx.PackOp(*pair)).results[0] for pair in _pairs(self.lanes[v])] for v in (op.a, op.b))
+        suffix = f"m{m}n{n}k{k}.row.col.{accumulator}.{dtype}.{dtype}.{accumulator}"
+        self._define(op, list(self.b.append(ptx.MmaOp(suffix, a, b, self.lanes[op.c])).results))
+
+
+def _pairs(registers: list[SSAValue]) -> list[tuple[SSAValue, SSAValue]]:
+    """Consecutive lanes two by two (lane 2i in the low half)."""
+    return list(zip(registers[::2], registers[1::2]))
 
 
 def _constant_divisor(value: SSAValue) -> bool:

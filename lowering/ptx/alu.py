@@ -30,8 +30,6 @@ from kiln.lowering.ptx.casts import from_f32, normalize, to_f32
 from kiln.lowering.ptx.types import HALVES, const_type, float_type, int_type, reg_kind, value_bits
 from kiln.targets.description import get_target
 
-F32, F64, I32 = DTYPES["f32"], DTYPES["f64"], DTYPES["i32"]
-
 
 class NotExpressible(Exception):
     """An ALU op on a type this lowering has no PTX for; the message says why (the caller locates it)."""
@@ -170,8 +168,10 @@ def _int_alu(b: PTXBuilder, kind: str, t: Attribute, xs: Sequence[SSAValue], saf
             r = b.inst("mad", f"lo.{it}", *xs)
         case "neg":
             r = b.inst("neg", f"s{it[1:]}", xs[0])
+        case "abs" if it.startswith("u"):
+            return xs[0]
         case "abs":
-            r = b.inst("abs", it, xs[0]) if it.startswith("s") else xs[0]
+            r = b.inst("abs", it, xs[0])
         case "and" | "or" | "xor":
             r = b.inst(kind, bt, *xs)
         case "not":

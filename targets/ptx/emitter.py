@@ -179,6 +179,11 @@ class _EntryPrinter:
                 return [f"\t{self._guard(op.guard)}st.{op.access.data} [{self.names[op.address]}], {self._vector(op.values)};"]
             case ptx.SharedOp():
                 return [f"\tmov.u32 {self.names[op.result]}, {self.shared[op]};"]
+            case ptx.PackOp():
+                return [f"\tmov.b32 {self.names[op.result]}, {{{self._r([op.lo, op.hi])}}};"]
+            case ptx.MmaOp():
+                fragments = ", ".join("{" + self._r(values) + "}" for values in (op.d, op.a, op.b, op.c))
+                return [f"\t{op.text} {fragments};"]
             case ptx.LabelOp():
                 return [f"{op.label.data}:"]
             case ptx.BraOp():

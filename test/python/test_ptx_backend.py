@@ -2,7 +2,7 @@
 
 Without a GPU PTX can only be assembled, so these tests make the assembler (``-Xptxas -Werror``: warnings fail
 too) see every path of the conversion: every native ALU op on every dtype it accepts, every cast and bitcast,
-vector, gated, shared-memory and accumulator kernels, and every kernel of the shared corpus lowered through the
+vector, gated, shared-memory, accumulator and tensor-core kernels, and every kernel of the shared corpus lowered through the
 ``lower-to-ptx`` pipeline. Where a GPU is present the corpus also runs on the ``cuda`` device against the
 reference interpreter.
 """
@@ -222,10 +222,31 @@ uop.kernel @shared_sum attributes {{symbols = [], global_size = ["16", "1", "1"]
 """
 
 
-def test_vector_gated_shared_and_accumulator_kernels_assemble() -> None:
-    source = assemble_everywhere(convert(STRUCTURE))
+def _tensor_core_kernel(dtype: str) -> str:
+    return f"""
+uop.kernel @tc_{dtype} attributes {{symbols = [], global_size = ["1", "1", "1"], local_size = [32, 1, 1]}} {{
+  %a = uop.param 0 : !uop.ptr<{dtype}>
+  %c = uop.param 1 : !uop.ptr<f32>
+  %t = uop.special local_id.x : index
+  %c8 = uop.const 8 : index
+  %c4 = uop.const 4 : index
+  %ia = uop.mul %t, %c8 : index
+  %ic = uop.mul %t, %c4 : index
+  %fa = uop.load %a[%ia] : vector<8x{dtype}>
+  %fb = uop.load %a[%ic] : vector<4x{dtype}>
+  %fc = uop.load %c[%ic] : vector<4xf32>
+  %d = uop.wmma %fa, %fb, %fc {{m = 16 : i64, n = 8 : i64, k = 16 : i64, threads = 32 : i64}} : vector<8x{dtype}>, vector<4x{dtype}> -> vector<4xf32>
+  uop.store %c[%ic], %d : vector<4xf32>
+}}
+"""
+
+
+def test_vector_gated_shared_accumulator_and_tensor_core_kernels_assemble() -> None:
+    source = assemble_everywhere(convert(STRUCTURE + _tensor_core_kernel("f16") + _tensor_core_kernel("bf16")))
     assert "ld.global.v4.f32" in source and "st.global.v4.b16" in source and "ld.global.v4.s8" in source
     assert "bar.sync 0;" in source and ".shared .align 16 .b8 smem0[256];" in source
+    for dtype in ("f16", "bf16"):
+        assert f"mma.sync.aligned.m16n8k16.row.col.f32.{dtype}.{dtype}.f32 {{%f" in source
 
 
 def test_launch_attributes_stay_on_the_entry_for_the_runtime() -> None:

@@ -311,3 +311,41 @@ ptx.entry @k() {
   %r = ptx.reg : !ptx.reg<b8>
   ptx.ret
 }
+
+// -----
+
+ptx.entry @k() {
+  %c = ptx.const 1 : i32
+  // expected-error@+1 {{ptx.pack low half must be !ptx.reg<b16>, got %c of type !ptx.reg<b32>}}
+  %p = ptx.pack %c, %c : !ptx.reg<b32>
+  ptx.ret
+}
+
+// -----
+
+ptx.entry @k() {
+  %r = ptx.const 1 : i32
+  %z = ptx.const 0.000000e+00 : f32
+  // expected-error@+1 {{mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32: kiln emits shapes m16n8k16 with f16 or bf16 inputs (the same for A and B)}}
+  %d0, %d1, %d2, %d3 = ptx.mma m16n8k8.row.col.f32.f16.f16.f32 {%r, %r, %r, %r}, {%r, %r}, {%z, %z, %z, %z} : !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>
+  ptx.ret
+}
+
+// -----
+
+ptx.entry @k() {
+  %r = ptx.const 1 : i32
+  %z = ptx.const 0.000000e+00 : f32
+  // expected-error@+1 {{mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 takes 2 B registers per thread, got 1}}
+  %d0, %d1, %d2, %d3 = ptx.mma m16n8k16.row.col.f32.f16.f16.f32 {%r, %r, %r, %r}, {%r}, {%z, %z, %z, %z} : !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>
+  ptx.ret
+}
+
+// -----
+
+ptx.entry @k() {
+  %r = ptx.const 1 : i32
+  // expected-error@+1 {{mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 C fragment must be !ptx.reg<f32>, got %r of type !ptx.reg<b32>}}
+  %d0, %d1, %d2, %d3 = ptx.mma m16n8k16.row.col.f32.bf16.bf16.f32 {%r, %r, %r, %r}, {%r, %r}, {%r, %r, %r, %r} : !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>
+  ptx.ret
+}

@@ -2,7 +2,8 @@
 // RUN: kiln-opt %s --print-op-generic | kiln-opt | filecheck %s
 // Every ptx op prints and parses back to the same text (custom and generic form): parameters, constants of
 // every register class, special registers, integer/float/half/predicate instructions, cvt, vector and guarded
-// loads and stores, shared memory, a barrier, registers written by ptx.assign, labels and branches.
+// loads and stores, shared memory, a barrier, registers written by ptx.assign, labels and branches; packed
+// pairs and mma.sync.
 
 // CHECK-LABEL: ptx.entry @everything(p0: u64, p1: u32, p2: s64) maxntid(128, 2, 1) attributes {global_size = ["N", "1", "1"], local_size = [128 : i64, 2 : i64, 1 : i64]} {
 ptx.entry @everything(p0: u64, p1: u32, p2: s64) maxntid(128, 2, 1) attributes {global_size = ["N", "1", "1"], local_size = [128 : i64, 2 : i64, 1 : i64]} {
@@ -148,6 +149,30 @@ ptx.entry @everything(p0: u64, p1: u32, p2: s64) maxntid(128, 2, 1) attributes {
   %back = ptx.ld shared.f32 [%sa] : !ptx.reg<f32>
   // CHECK-NEXT: ptx.label skip1
   ptx.label skip1
+  // CHECK-NEXT: ptx.ret
+  ptx.ret
+// CHECK-NEXT: }
+}
+
+// Tensor cores: f16/bf16 pairs packed into 32-bit registers, and mma.sync on a warp's fragments.
+// CHECK-LABEL: ptx.entry @tensor_core(p0: u64) {
+ptx.entry @tensor_core(p0: u64) {
+  // CHECK-NEXT: %0 = ptx.ld_param u64 p0 : !ptx.reg<b64>
+  %0 = ptx.ld_param u64 p0 : !ptx.reg<b64>
+  // CHECK-NEXT: %g = ptx.cvta to.global.u64 %0 : !ptx.reg<b64>
+  %g = ptx.cvta to.global.u64 %0 : !ptx.reg<b64>
+  // CHECK-NEXT: %h0, %h1, %h2, %h3 = ptx.ld global.v4.b16 [%g] : !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>
+  %h0, %h1, %h2, %h3 = ptx.ld global.v4.b16 [%g] : !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>
+  // CHECK-NEXT: %a0 = ptx.pack %h0, %h1 : !ptx.reg<b32>
+  %a0 = ptx.pack %h0, %h1 : !ptx.reg<b32>
+  // CHECK-NEXT: %a1 = ptx.pack %h2, %h3 : !ptx.reg<b32>
+  %a1 = ptx.pack %h2, %h3 : !ptx.reg<b32>
+  // CHECK-NEXT: %z = ptx.const 0.000000e+00 : f32
+  %z = ptx.const 0.000000e+00 : f32
+  // CHECK-NEXT: %d0, %d1, %d2, %d3 = ptx.mma m16n8k16.row.col.f32.bf16.bf16.f32 {%a0, %a1, %a0, %a1}, {%a0, %a1}, {%z, %z, %z, %z} : !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>
+  %d0, %d1, %d2, %d3 = ptx.mma m16n8k16.row.col.f32.bf16.bf16.f32 {%a0, %a1, %a0, %a1}, {%a0, %a1}, {%z, %z, %z, %z} : !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>
+  // CHECK-NEXT: ptx.st global.v4.f32 [%g], %d0, %d1, %d2, %d3
+  ptx.st global.v4.f32 [%g], %d0, %d1, %d2, %d3
   // CHECK-NEXT: ptx.ret
   ptx.ret
 // CHECK-NEXT: }

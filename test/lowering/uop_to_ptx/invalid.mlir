@@ -1,8 +1,8 @@
 // RUN: kiln-opt %s --split-input-file --verify-diagnostics -p convert-uop-to-ptx
 // RUN: not kiln-opt %s --split-input-file -p 'convert-uop-to-ptx{arch=sm_70}' 2>&1 | filecheck %s --check-prefix=ARCH
 // What PTX cannot express is a located error naming the op and its dtype: f64 transcendentals (f32-only
-// instructions), ops the cuda target decomposes, tensor cores, CPU thread bounds, scalars the calling
-// convention does not pass, params that do not form a signature; and an unknown sm.
+// instructions), ops the cuda target decomposes, tensor-core shapes the sm lacks, CPU thread bounds, scalars
+// the calling convention does not pass, params that do not form a signature; and an unknown sm.
 
 // ARCH: convert-uop-to-ptx: unsupported CUDA architecture 'sm_70' (expected one of sm_80, sm_90)
 
@@ -30,10 +30,9 @@ uop.kernel @k attributes {symbols = []} {
 
 uop.kernel @k attributes {symbols = []} {
   %a = uop.const dense<1.000000e+00> : vector<8xf16>
-  %b = uop.const dense<1.000000e+00> : vector<4xf16>
-  %c = uop.const dense<0.000000e+00> : vector<4xf32>
-  // expected-error@+1 {{uop.wmma has no PTX lowering yet (mma.sync is not emitted)}}
-  %d = uop.wmma %a, %b, %c {m = 16 : i64, n = 8 : i64, k = 16 : i64, threads = 32 : i64} : vector<8xf16>, vector<4xf16> -> vector<4xf32>
+  %c = uop.const dense<0.000000e+00> : vector<8xf32>
+  // expected-error@+1 {{uop.wmma m16n16k16 of f16 over 32 threads: sm_80 has mma.sync m16n8k16 of f16 or bf16 over 32 threads}}
+  %d = uop.wmma %a, %a, %c {m = 16 : i64, n = 16 : i64, k = 16 : i64, threads = 32 : i64} : vector<8xf16>, vector<8xf16> -> vector<8xf32>
 }
 
 // -----

@@ -160,3 +160,33 @@ uop.kernel @interleaved attributes {symbols = ["N"]} {
   %v = uop.load %x[%N] : f32
   uop.store %y[%i], %v
 }
+
+// uop.wmma is mma.sync m16n8k16: the f16 fragments packed in pairs (lane 2i low), C and D as f32 registers;
+// an 8-lane f16 load is two .v4 loads, the second 8 bytes further.
+// CHECK-LABEL: ptx.entry @tc(p0_a: u64, p1_b: u64, p2_c: u64) maxntid(32, 1, 1) attributes {symbols = [], global_size = ["1", "1", "1"], local_size = [32 : i64, 1 : i64, 1 : i64]} {
+// CHECK:       %[[A:.*]] = ptx.add s64 %a, %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[A8:.*]] = ptx.add s64 %[[A]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %fa, %fa_1, %fa_2, %fa_3 = ptx.ld global.v4.b16 [%[[A]]] : !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>
+// CHECK-NEXT:  %fa_4, %fa_5, %fa_6, %fa_7 = ptx.ld global.v4.b16 [%[[A8]]] : !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>, !ptx.reg<b16>
+// CHECK:       %12 = ptx.pack %fa, %fa_1 : !ptx.reg<b32>
+// CHECK-NEXT:  %13 = ptx.pack %fa_2, %fa_3 : !ptx.reg<b32>
+// CHECK-NEXT:  %14 = ptx.pack %fa_4, %fa_5 : !ptx.reg<b32>
+// CHECK-NEXT:  %15 = ptx.pack %fa_6, %fa_7 : !ptx.reg<b32>
+// CHECK-NEXT:  %16 = ptx.pack %fb, %fb_1 : !ptx.reg<b32>
+// CHECK-NEXT:  %17 = ptx.pack %fb_2, %fb_3 : !ptx.reg<b32>
+// CHECK-NEXT:  %d, %d_1, %d_2, %d_3 = ptx.mma m16n8k16.row.col.f32.f16.f16.f32 {%12, %13, %14, %15}, {%16, %17}, {%fc, %fc_1, %fc_2, %fc_3} : !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>
+uop.kernel @tc attributes {symbols = [], global_size = ["1", "1", "1"], local_size = [32, 1, 1]} {
+  %a = uop.param 0 : !uop.ptr<f16>
+  %b = uop.param 1 : !uop.ptr<f16>
+  %c = uop.param 2 : !uop.ptr<f32>
+  %t = uop.special local_id.x : index
+  %c8 = uop.const 8 : index
+  %c4 = uop.const 4 : index
+  %ia = uop.mul %t, %c8 : index
+  %ib = uop.mul %t, %c4 : index
+  %fa = uop.load %a[%ia] : vector<8xf16>
+  %fb = uop.load %b[%ib] : vector<4xf16>
+  %fc = uop.load %c[%ib] : vector<4xf32>
+  %d = uop.wmma %fa, %fb, %fc {m = 16 : i64, n = 8 : i64, k = 16 : i64, threads = 32 : i64} : vector<8xf16>, vector<4xf16> -> vector<4xf32>
+  uop.store %c[%ib], %d : vector<4xf32>
+}

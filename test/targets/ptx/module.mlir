@@ -2,9 +2,9 @@
 // RUN: kiln-opt %s -t ptx | python -c "import sys; from kiln.targets.ptx.toolchain import assemble; assemble(sys.stdin.read(), 'sm_90')"
 // A module for sm_90 (PTX 7.8) with two entries: f16/bf16 constants in registers (PTX's half instructions take no
 // immediates), a guarded vector load zeroing its registers first, a .shared array and bar.sync, 64-bit and
-// f64 immediates, and an entry without params.
+// f64 immediates, an entry without params, and a tensor-core entry (packed pairs, mma.sync).
 
-// CHECK: // kiln -t ptx: halves, empty
+// CHECK: // kiln -t ptx: halves, empty, tensor_core
 // CHECK-NEXT: .version 7.8
 // CHECK-NEXT: .target sm_90
 // CHECK-NEXT: .address_size 64
@@ -54,6 +54,12 @@
 // CHECK-EMPTY:
 // CHECK-NEXT:   ret;
 // CHECK-NEXT: }
+// CHECK-EMPTY:
+// CHECK-NEXT: .visible .entry tensor_core(
+// CHECK:        mov.b32 %r1, {%rs1, %rs2};
+// CHECK-NEXT:   mov.f32 %f1, 0f00000000;
+// CHECK-NEXT:   mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f2, %f3, %f4, %f5}, {%r1, %r1, %r1, %r1}, {%r1, %r1}, {%f1, %f1, %f1, %f1};
+// CHECK-NEXT:   st.global.v4.f32 [%rd2], {%f2, %f3, %f4, %f5};
 
 builtin.module attributes {ptx.target = "sm_90"} {
   ptx.entry @halves(p0_h: u64) maxntid(32, 1, 1) {
@@ -87,6 +93,16 @@ builtin.module attributes {ptx.target = "sm_90"} {
     ptx.ret
   }
   ptx.entry @empty() {
+    ptx.ret
+  }
+  ptx.entry @tensor_core(p0: u64) {
+    %0 = ptx.ld_param u64 p0 : !ptx.reg<b64>
+    %g = ptx.cvta to.global.u64 %0 : !ptx.reg<b64>
+    %h0, %h1 = ptx.ld global.v2.b16 [%g] : !ptx.reg<b16>, !ptx.reg<b16>
+    %a = ptx.pack %h0, %h1 : !ptx.reg<b32>
+    %z = ptx.const 0.000000e+00 : f32
+    %d0, %d1, %d2, %d3 = ptx.mma m16n8k16.row.col.f32.f16.f16.f32 {%a, %a, %a, %a}, {%a, %a}, {%z, %z, %z, %z} : !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>, !ptx.reg<f32>
+    ptx.st global.v4.f32 [%g], %d0, %d1, %d2, %d3
     ptx.ret
   }
 }
