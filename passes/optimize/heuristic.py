@@ -22,7 +22,7 @@ from kiln.dialects import kernel as K
 from kiln.dialects.types import dtype_name
 from kiln.passes.optimize.apply import MAX_UNROLL, apply_opt
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
-from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, expansion, kind, ranges, reduce_axes
+from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, kind, ranges, reduce_axes
 from kiln.targets.description import TargetDescription
 
 REASSOCIATING_TARGETS = frozenset({"cpu-llvm"})
@@ -84,8 +84,8 @@ class _Tuner:
     def vector_axis(self, strides: Strides) -> K.RangeOp | None:
         """The innermost output axis that every store walks contiguously, and every load that moves along it
         walks contiguously too (so upcast lanes become vector loads and stores)."""
+        stores = [a for a in strides.accesses if isinstance(a, K.StoreOp)]
         for r in reversed(self.outputs()):
-            stores = [a for a in strides.accesses if isinstance(a, K.StoreOp)]
             if stores and all(strides.stride(s, r) == 1 for s in stores) and all(
                 strides.stride(a, r) in (0, 1) for a in strides.accesses
             ):
@@ -96,7 +96,7 @@ class _Tuner:
         """An output axis along which some load that the reduce walks stays put: upcasting it reuses that
         load from a register. The one with the most such loads (innermost first on ties)."""
         reduced = self.reduces()
-        loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) not in (0,) for k in reduced)]
+        loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) != 0 for k in reduced)]
         best, best_count = None, 0
         for r in reversed(self.outputs()):
             if r is exclude or const_size(r) is None:
@@ -169,10 +169,9 @@ class _Tuner:
                 return
 
     def work(self) -> int:
-        """Loads, stores and ALU ops the kernel executes (symbolic sizes counted as 1)."""
+        """An upper bound of the loads, stores and ALU ops the kernel executes (symbolic sizes counted as 1)."""
         points = math.prod(const_size(r) or 1 for r in ranges(self.kernel))
-        body = sum(1 for op in self.kernel.body.block.ops if not isinstance(op, K.ConstOp | K.RangeOp))
-        return points * body // max(1, expansion(self.kernel))
+        return points * sum(1 for op in self.kernel.body.block.ops if not isinstance(op, K.ConstOp | K.RangeOp))
 
     # -- GPU --------------------------------------------------------------------------------
 

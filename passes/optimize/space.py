@@ -32,8 +32,6 @@ AXIS_ORDER = {
     AxisKind.REDUCE: 4,
     AxisKind.UNROLL: 5,
 }
-OUTPUT_KINDS = frozenset({AxisKind.GLOBAL, AxisKind.LOCAL, AxisKind.LOOP, AxisKind.THREAD, AxisKind.UPCAST})
-"""Kinds of ranges a kernel's outputs vary along (the others are reduced over)."""
 EXPANDED_KINDS = frozenset({AxisKind.UPCAST, AxisKind.UNROLL})
 
 
