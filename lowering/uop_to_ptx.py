@@ -77,15 +77,6 @@ class ConvertUopToPTX(ModulePass):
         op.attributes[ptx.TARGET_ATTRIBUTE] = StringAttr(self.arch)
 
 
-def params_in_order(kernel: uop.UopKernelOp) -> list[uop.ParamOp]:
-    """The kernel's ``uop.param`` ops by index; the indices must be 0..n-1 (every argument has a type)."""
-    params = {p.index.value.data: p for p in kernel.body.block.ops if isinstance(p, uop.ParamOp)}
-    missing = sorted(set(range(len(params))) - params.keys())
-    if missing:
-        raise error_at(kernel, f"uop.param indices must be 0..{len(params) - 1}; {missing[0]} is missing")
-    return [params[i] for i in range(len(params))]
-
-
 def _launch_block(kernel: uop.UopKernelOp) -> tuple[int, int, int] | None:
     """The constant ``local_size`` of the kernel (threads per block), if it has one."""
     sizes = kernel.attributes.get("local_size")
@@ -120,7 +111,7 @@ class _KernelConverter:
 
     def __init__(self, kernel: uop.UopKernelOp, arch: str):
         self.kernel, self.arch = kernel, arch
-        params = params_in_order(kernel)
+        params = kernel.params()
         params.sort(key=lambda p: not isinstance(p.result.type, uop.PtrType))  # buffers first, as the runtime packs them
         self.params = params
         signature = [(f"p{p.index.value.data}{name_part(p.result.name_hint)}", _param_type(p)) for p in params]
@@ -383,4 +374,4 @@ _HANDLERS: dict[type[Operation], Callable[[_KernelConverter, Operation], None]] 
 }  # type: ignore[dict-item]
 
 
-__all__ = ["ConvertUopToPTX", "params_in_order"]
+__all__ = ["ConvertUopToPTX"]

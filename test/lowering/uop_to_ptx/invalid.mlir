@@ -2,7 +2,7 @@
 // RUN: not kiln-opt %s --split-input-file -p 'convert-uop-to-ptx{arch=sm_70}' 2>&1 | filecheck %s --check-prefix=ARCH
 // What PTX cannot express is a located error naming the op and its dtype: f64 transcendentals (f32-only
 // instructions), ops the cuda target decomposes, tensor-core shapes the sm lacks, CPU thread bounds, scalars
-// the calling convention does not pass, params that do not form a signature; and an unknown sm.
+// the calling convention does not pass; and an unknown sm.
 
 // ARCH: convert-uop-to-ptx: unsupported CUDA architecture 'sm_70' (expected one of sm_80, sm_90)
 
@@ -47,12 +47,4 @@ uop.kernel @k attributes {symbols = []} {
 uop.kernel @k attributes {symbols = []} {
   // expected-error@+1 {{uop.param of type i64: the CUDA calling convention passes scalars as 32-bit integers}}
   %n = uop.param 0 : i64
-}
-
-// -----
-
-// expected-error@+1 {{uop.param indices must be 0..1; 0 is missing}}
-uop.kernel @k attributes {symbols = []} {
-  %x = uop.param 1 : !uop.ptr<f32>
-  %y = uop.param 2 : !uop.ptr<f32>
 }
