@@ -205,6 +205,7 @@ def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, bud
     deadline = time.monotonic() + budget.time_total
     options = budget.options_key()
     compiler: measure.Compiler | None = None
+    timer: measure.Timer | None = None
     progress = Progress()
     try:
         for kernel in kernels:
@@ -216,9 +217,9 @@ def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, bud
                 heuristic_opts(kernel, target)
                 record(kernel)
                 continue
-            if compiler is None:
-                compiler = measure.Compiler(target.name, budget.workers or usable_cores())
-            found = BeamSearch(kernel, target, budget, compiler, measure.Timer(), deadline, progress).run()
+            if compiler is None or timer is None:
+                compiler, timer = measure.Compiler(target.name, budget.workers or usable_cores()), measure.Timer()
+            found = BeamSearch(kernel, target, budget, compiler, timer, deadline, progress).run()
             tuning_db.store(kernel, target, options, found)
             _replay(kernel, found.opts, target)
     finally:
