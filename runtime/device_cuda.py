@@ -1,7 +1,7 @@
 """The cuda device: runs a ``ProgramSpec`` whose kernels are PTX on an NVIDIA GPU, through the CUDA driver API
 (cuda-python's ``cuda.bindings.driver``).
 
-Calling convention (the PTX emitter produces it): ``.visible .entry <kernel>(.param .u64 b0, ..., .param .s32 N,
+Calling convention (the PTX emitter produces it): ``.visible .entry <kernel>(.param .u64 b0, ..., .param .u32 N,
 ...)`` -- the buffers as 64-bit global addresses, then the symbol scalars as i32, in launch-argument order;
 launched over ``global_size`` blocks of ``local_size`` threads, no dynamic shared memory, on the null stream.
 Buffers hold their elements as numpy does (an ``i1`` is one byte, 0 or 1). One PTX module holds all of a
