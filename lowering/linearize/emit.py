@@ -3,8 +3,10 @@
 Each scope is emitted as its bracket (``uop.range``/``uop.end``, ``uop.if``/``uop.endif``) around its items: its
 nodes and its child scopes, topologically sorted with a priority (params, specials and constants first,
 loops late, so everything a loop does not need to recompute comes before it). A child scope counts as one
-item that depends on every node of this scope used anywhere inside it. Only nodes that feed a store or an
-accumulator update are emitted (plus every param, which the calling convention needs).
+item that depends on every node of this scope used anywhere inside it. Besides operands, a node's ``after``
+list orders it (a barrier after the local stores it publishes, the loads that read them after the barrier).
+Only nodes that feed a store or an accumulator update are emitted (plus every param, which the calling
+convention needs).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from kiln.dialects import uop as U
 from kiln.lowering.linearize.nodes import Node, Program, Scope
 
-_PRIORITY = {"param": 0, "special": 1, "const": 2, "define_acc": 4, "store": 7}
+_PRIORITY = {"param": 0, "special": 1, "const": 2, "define_local": 3, "define_acc": 4, "store": 7}
 _SCOPE_PRIORITY = 6
 _OTHER_PRIORITY = 5
 
@@ -38,6 +40,7 @@ def live_nodes(program: Program) -> set[Node]:
             continue
         live.add(n)
         stack.extend(n.operands)
+        stack.extend(x for x in n.after if isinstance(x, Node))
         stack.extend(updates.get(n, ()))
         scope: Scope | None = n.scope
         while scope is not None:
@@ -67,7 +70,7 @@ class Emitter:
         return any(n in self.live for s in scope.walk() for n in s.nodes)
 
     def _needs(self, scope: Scope) -> set[Node]:
-        """Nodes used by the nodes and openers of ``scope`` and of every scope inside it."""
+        """Nodes used by (or ordered before) the nodes and openers of ``scope`` and of every scope inside it."""
         if scope not in self._used_inside:
             used: set[Node] = set(scope.opener)
             for s in scope.walk():
@@ -75,19 +78,31 @@ class Emitter:
                 for n in s.nodes:
                     if n in self.live:
                         used.update(n.operands)
+                        used.update(x for x in n.after if isinstance(x, Node))
             self._used_inside[scope] = used
         return self._used_inside[scope]
+
+    @staticmethod
+    def _item(x: Node | Scope, scope: Scope) -> Node | Scope | None:
+        """What ``x`` is among the items of ``scope``: itself (a node of ``scope``), the child scope holding it,
+        or None when it lies outside ``scope`` (emitted before it opened)."""
+        inner = x.scope if isinstance(x, Node) else x
+        if isinstance(x, Node) and inner is scope:
+            return x
+        while inner is not None and inner.parent is not scope:
+            inner = inner.parent
+        return inner
 
     def _scope_body(self, scope: Scope) -> None:
         nodes = [n for n in scope.nodes if n in self.live]
         children = [c for c in scope.children if self._has_live(c)]
         items: list[Node | Scope] = [*nodes, *children]
-        local = set(nodes)
+        present = set(items)
         deps: dict[Node | Scope, set[Node | Scope]] = {}
         for n in nodes:
-            deps[n] = {o for o in n.operands if o in local} | set(n.after)
+            deps[n] = {i for x in (*n.operands, *n.after) if (i := self._item(x, scope)) in present}
         for c in children:
-            deps[c] = {o for o in self._needs(c) if o in local}
+            deps[c] = {i for x in self._needs(c) if (i := self._item(x, scope)) in present and i is not c}
         users: dict[Node | Scope, list[Node | Scope]] = {item: [] for item in items}
         for item, ds in deps.items():
             for d in ds:
@@ -163,6 +178,10 @@ class Emitter:
                 return U.VectorizeOp(args)
             case "extract":
                 return U.ExtractOp(args[0], n.attr)  # type: ignore[arg-type]
+            case "define_local":
+                return U.DefineLocalOp(n.attr, n.type.element_type)  # type: ignore[arg-type, union-attr]
+            case "barrier":
+                return U.BarrierOp()
         raise AssertionError(f"no uop op for node {n}")
 
 

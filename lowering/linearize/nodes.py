@@ -49,7 +49,8 @@ class Scope:
 
 class Node:
     """One future uop op: ``op`` is param, special, const, alu (``attr`` = kind), cast, bitcast, load, store,
-    define_acc, acc_get, acc_set, vectorize, extract (``attr`` = lane) or range (a loop's counter)."""
+    define_acc, acc_get, acc_set, vectorize, extract (``attr`` = lane), define_local (``attr`` = size),
+    barrier or range (a loop's counter)."""
 
     def __init__(
         self,
@@ -58,13 +59,15 @@ class Node:
         type: Attribute | None,
         attr: object,
         scope: Scope,
-        after: Sequence[Scope] = (),
+        after: Sequence[Node | Scope] = (),
         name: str | None = None,
     ):
         self.op, self.operands, self.type, self.attr = op, tuple(operands), type, attr
         self.scope = scope
-        self.after = tuple(after)
-        """Loops (children of ``scope``) that must have finished before this node: an accumulator read."""
+        self.after: tuple[Node | Scope, ...] = tuple(after)
+        """Ordering without data flow: loops that must have finished before this node (an accumulator read
+        after its loop), or nodes with effects that must come first (a barrier after the local stores it
+        publishes, a local load after that barrier). Nodes listed here are live when this one is."""
         self.name = name
         self.seq = next(_SEQ)
 
@@ -91,7 +94,7 @@ class Program:
         type: Attribute | None,
         attr: object = None,
         scope: Scope | None = None,
-        after: Sequence[Scope] = (),
+        after: Sequence[Node | Scope] = (),
         name: str | None = None,
     ) -> Node:
         """A node in ``scope`` (by default the innermost scope of its operands); equal pure nodes are shared."""
@@ -130,6 +133,24 @@ class Program:
 
     def remove(self, node: Node) -> None:
         node.scope.nodes.remove(node)
+
+
+def in_loop(scope: Scope) -> bool:
+    """Whether ``scope`` is a loop or lies inside one (so what it does runs more than once per thread)."""
+    s: Scope | None = scope
+    while s is not None:
+        if s.kind == "loop":
+            return True
+        s = s.parent
+    return False
+
+
+def conjunction(p: Program, conditions: Sequence[Node]) -> Node | None:
+    """``c0 and c1 and ...`` (None for no conditions)."""
+    out: Node | None = None
+    for c in conditions:
+        out = c if out is None else p.alu("and", out, c)
+    return out
 
 
 # integer index arithmetic that folds constants, so sizes and launch math stay readable
