@@ -3,8 +3,10 @@ same name (the schedule ``func.func`` and its ``kernel.launch`` ops are left as 
 
 The steps live in ``kiln.lowering.linearize``: ``instantiate`` places each kernel value in a tree of scopes
 (loops, accumulators for reduces, copies for upcast/unroll ranges), ``launch`` maps the outer ranges to the
-target (CPU thread slice and loops, or GPU ids with guards), ``vectorize`` merges consecutive lanes into vector
-loads/stores, and ``emit`` writes the ops in dependency order. See docs/internals.md for the contract.
+target (CPU thread slice and loops, or GPU ids with guards), ``group`` combines the partials of reduces over
+``group_reduce`` ranges across a GPU workgroup (local memory and barriers; its docstring states the kernel-level
+contract), ``vectorize`` merges consecutive lanes into vector loads/stores, and ``emit`` writes the ops in
+dependency order. See docs/internals.md for the contract.
 """
 
 from __future__ import annotations

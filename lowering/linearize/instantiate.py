@@ -10,7 +10,12 @@ that depends only on outer ranges out of inner loops.
 A reduce over loop ranges becomes an accumulator: ``define_acc <identity>`` in the scope its result lives in,
 a loop nest, inside it ``acc_get``/combine/``acc_set`` (combining every unrolled copy), and after it an
 ``acc_get`` that is the reduced value. Independent reduces over the same ranges in the same scope share one
-loop nest (an upcast matmul gets one k loop with N accumulators).
+loop nest (an upcast matmul gets one k loop with N accumulators). A reduce over ``group_reduce`` ranges binds
+them to the thread's ``local_id``s; its per-thread result is a partial that ``group.py`` combines across the
+workgroup through local memory.
+
+On GPUs the launch may ask for extra gates on loads and stores (``Launch.access_gates``/``store_gates``): the
+bounds guard where barriers forbid an ``if`` around the code, and ``local_id == 0`` so one thread stores.
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from kiln.dialects import kernel as K
 from kiln.dialects.alu import AluOp
 from kiln.dialects.types import BufferType, bitwidth, declared_dims, is_bool, is_float, is_unsigned
 from kiln.dialects.uop import AccType, PtrType
-from kiln.lowering.linearize.launch import Launch, RangeInfo, describe_range, make_launch, unsupported_kind
-from kiln.lowering.linearize.nodes import Node, Program, Scope, innermost
+from kiln.lowering.linearize.group import Grouping, Stage
+from kiln.lowering.linearize.launch import GpuLaunch, Launch, RangeInfo, describe_range, make_launch
+from kiln.lowering.linearize.nodes import Node, Program, Scope, conjunction, innermost
 from kiln.targets.description import TargetDescription
 from kiln.tools.diagnostics import error_at
 
@@ -51,10 +57,12 @@ class Access:
 
 @dataclass(eq=False)
 class Nest:
-    """The loops of one or more reduces over the same ranges in the same scope."""
+    """The loops of one or more reduces over the same ranges in the same scope (none when the reduce has only
+    group_reduce ranges), and the stage of those that are grouped."""
 
     scopes: list[Scope]
     owners: list[K.ReduceOp] = field(default_factory=list)
+    stage: Stage | None = None
 
 
 class Instantiator:
@@ -66,8 +74,14 @@ class Instantiator:
         self.deps: dict[SSAValue, tuple[SSAValue, ...]] = {}
         self._analyze()
         looped = {r for op in self._ops(K.ReduceOp) for r in op.ranges}
-        outer = [info for info in self.ranges.values() if info.kind not in EXPANDED and info.value not in looped]
-        self.launch: Launch = make_launch(self.program, outer, target, kernel)
+        groups = [info for info in self.ranges.values() if info.kind == K.AxisKind.GROUP_REDUCE]
+        outer = [
+            info
+            for info in self.ranges.values()
+            if info.kind not in EXPANDED and info.kind != K.AxisKind.GROUP_REDUCE and info.value not in looped
+        ]
+        self.launch: Launch = make_launch(self.program, outer, groups, target, kernel)
+        self.grouping = Grouping(self.program, self.launch) if isinstance(self.launch, GpuLaunch) else None
         self.accesses: list[Access] = []
         self._memo: dict[tuple, Node] = {}
         self._nests: dict[tuple, list[Nest]] = {}
@@ -155,6 +169,8 @@ class Instantiator:
             bindings, _ = self.launch.bindings(path)
             for assignment in self._assignments(expanded):
                 self._store(op, {**bindings, **assignment})
+        if self.grouping is not None:
+            self.grouping.finish()
         return self.program
 
     def _assignments(self, expanded: list[SSAValue]) -> list[dict[SSAValue, Bound]]:
@@ -194,6 +210,7 @@ class Instantiator:
             kind = "cast" if isinstance(op, K.CastOp) else "bitcast"
             return p.node(kind, operands, v.type, scope=scope, name=name)
         if isinstance(op, K.LoadOp):
+            operands = self._gated(operands, 2, self.launch.access_gates(self.deps[v]))
             n = p.node("load", operands, v.type, scope=scope, name=name)
             self.accesses.append(Access(n, op, self._key(self.deps[v], env)))
             return n
@@ -201,37 +218,50 @@ class Instantiator:
 
     def _store(self, op: K.StoreOp, env: dict[SSAValue, Bound]) -> None:
         ranges = tuple(sorted(self._operand_deps(op), key=lambda r: self.ranges[r].position))
-        operands = [self.value(x, env) for x in op.operands]
+        operands = self._gated([self.value(x, env) for x in op.operands], 3, self.launch.store_gates(ranges))
         n = self.program.node("store", operands, None, scope=self._scope(ranges, env))
         self.accesses.append(Access(n, op, self._key(ranges, env)))
 
+    def _gated(self, operands: list[Node], at: int, gates: list[Node]) -> list[Node]:
+        """A load's or store's operands with ``gates`` and-ed into its gate (operand ``at``, if present)."""
+        gate = conjunction(self.program, operands[at:] + gates)
+        return operands[:at] + ([gate] if gate is not None else [])
+
     def _reduce(self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope) -> Node:
-        p, kind, t = self.program, op.kind.data.value, op.result.type
-        loops = [self.ranges[r] for r in op.ranges if self.ranges[r].kind not in EXPANDED]
-        unrolled = [r for r in op.ranges if self.ranges[r].kind in EXPANDED]
-        for info in loops:
-            if info.kind == K.AxisKind.GROUP_REDUCE:
-                raise unsupported_kind(info, self.target)
-        loops.sort(key=lambda info: info.position)
+        p, kind, t, name = self.program, op.kind.data.value, op.result.type, op.result.name_hint
+        infos = sorted((self.ranges[r] for r in op.ranges), key=lambda info: info.position)
+        unrolled = [info.value for info in infos if info.kind in EXPANDED]
+        groups = [info for info in infos if info.kind == K.AxisKind.GROUP_REDUCE]
+        loops = [info for info in infos if info.kind not in EXPANDED and info not in groups]
+        if groups:  # each thread reduces at its own point of the group ranges
+            assert isinstance(self.launch, GpuLaunch)
+            env = {**env, **{g.value: (self.launch.local_ids[g.value], p.root) for g in groups}}
 
         def combine(inner_env: dict[SSAValue, Bound], start: list[Node]) -> Node:
             values = [self.value(op.value, {**inner_env, **a}) for a in self._assignments(unrolled)]
             return fold(lambda a, b: p.alu(kind, a, b), start + values)
 
-        if not loops:  # only unrolled ranges: the copies combine directly
-            return combine(env, [])
-        acc = p.node("define_acc", (self._identity(kind, t),), AccType(t), scope=parent)
-        nest = self._nest(op, loops, parent)
-        inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
-        body = nest.scopes[-1]
-        total = combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]
-        p.node("acc_set", (acc, total), None, scope=body)
-        return p.node("acc_get", (acc,), t, scope=parent, after=(nest.scopes[0],), name=op.result.name_hint)
+        nest = self._nest(op, loops, groups, parent) if loops or groups else None
+        if not loops:  # only unrolled (and group) ranges: the copies combine directly
+            partial = combine(env, [])
+        else:
+            assert nest is not None
+            acc = p.node("define_acc", (self._identity(kind, t),), AccType(t), scope=parent)
+            inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
+            body = nest.scopes[-1]
+            total = combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]
+            p.node("acc_set", (acc, total), None, scope=body)
+            partial = p.node("acc_get", (acc,), t, scope=parent, after=(nest.scopes[0],), name=None if groups else name)
+        if not groups:
+            return partial
+        assert nest is not None and self.grouping is not None
+        nest.stage = nest.stage or self.grouping.stage(parent)
+        return self.grouping.combine(nest.stage, kind, self._identity(kind, t), partial, groups, parent, name)
 
-    def _nest(self, op: K.ReduceOp, loops: list[RangeInfo], parent: Scope) -> Nest:
+    def _nest(self, op: K.ReduceOp, loops: list[RangeInfo], groups: list[RangeInfo], parent: Scope) -> Nest:
         """A loop nest for ``op`` in ``parent``: an existing one over the same ranges when neither this reduce
         nor any owner of that nest depends on the other, else a new one."""
-        key = (parent, tuple(info.value for info in loops))
+        key = (parent, tuple(info.value for info in loops + groups))
         for nest in reversed(self._nests.get(key, [])):
             if all(o not in self._reduces_in_slice(op) and op not in self._reduces_in_slice(o) for o in nest.owners):
                 nest.owners.append(op)

@@ -4,11 +4,18 @@ GPU workgroup and thread ids; and the launch attributes of the ``uop.kernel`` th
 A value that depends on outer ranges r1..rk (in nesting order) lives inside the scopes ``Launch.bindings``
 returns for that path: a CPU loop per range (the core range over ``core_start``..``core_end``), or on a GPU an
 index computed from ``group_id``/``local_id`` under a ``uop.if`` guard when the grid overshoots the range.
+
+On a GPU the workgroup is made of the ``local`` and ``group_reduce`` ranges (in range order, the last one x).
+A kernel with ``group_reduce`` ranges has barriers, which every thread of a workgroup must reach, so there the
+guards are no brackets: ``access_gates`` gives the conditions that gate the loads and stores instead (the
+out-of-range threads compute, reach the barriers, and neither read nor write). ``store_gates`` adds
+``local_id == 0`` for every workgroup dimension a store does not depend on, so one thread writes.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
@@ -48,8 +55,12 @@ class RangeInfo:
         return self.value.owner
 
 
-def unsupported_kind(r: RangeInfo, target: TargetDescription) -> Exception:
-    return error_at(r.op, f"range kind {r.kind.value} not supported on target {target.name}")
+def unsupported_kind(r: RangeInfo, target: TargetDescription, why: str = "") -> Exception:
+    return error_at(r.op, f"range kind {r.kind.value} not supported on target {target.name}{why}")
+
+
+NEEDS_LOCAL = ": it needs workgroup-local memory and barriers (a GPU target)"
+"""Why ``group_reduce`` ranges are an error where the target has no ``has_local``."""
 
 
 def describe_range(r: RangeInfo) -> str:
@@ -61,13 +72,23 @@ Binding = tuple[Node, Scope]
 
 
 class Launch:
-    """Binds paths of outer ranges to scopes, creating each distinct prefix once."""
+    """Binds paths of outer ranges to scopes, creating each distinct prefix once. ``groups`` are the kernel's
+    ``group_reduce`` ranges (not outer: reduces combine over them)."""
 
-    def __init__(self, program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation):
-        self.program, self.outer, self.target, self.kernel = program, outer, target, kernel
+    def __init__(
+        self,
+        program: Program,
+        outer: list[RangeInfo],
+        groups: list[RangeInfo],
+        target: TargetDescription,
+        kernel: Operation,
+    ):
+        self.program, self.outer, self.groups, self.target, self.kernel = program, outer, groups, target, kernel
         self._prefixes: dict[tuple[RangeInfo, ...], tuple[dict[SSAValue, Binding], Scope, frozenset]] = {
             (): ({}, program.root, frozenset())
         }
+        if groups and not target.has_local:
+            raise unsupported_kind(groups[0], target, NEEDS_LOCAL)
 
     def check_kinds(self, unsupported: tuple[AxisKind, ...]) -> None:
         for r in self.outer:
@@ -95,6 +116,14 @@ class Launch:
     def attributes(self) -> dict[str, Attribute]:
         raise NotImplementedError
 
+    def access_gates(self, ranges: Sequence[SSAValue]) -> list[Node]:
+        """Conditions a load or store depending on ``ranges`` must be gated by (beyond its own gate)."""
+        return []
+
+    def store_gates(self, ranges: Sequence[SSAValue]) -> list[Node]:
+        """Conditions a store depending on ``ranges`` must be gated by (beyond its own gate)."""
+        return self.access_gates(ranges)
+
 
 # ---------------------------------------------------------------------------------------------
 # CPU
@@ -104,9 +133,16 @@ class CpuLaunch(Launch):
     """Every outer range is a loop; the first thread range (else the first global range) is the *core range*,
     which the runtime splits across threads: it runs from ``core_start`` to ``core_end``."""
 
-    def __init__(self, program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation):
-        super().__init__(program, outer, target, kernel)
-        self.check_kinds((AxisKind.LOCAL, AxisKind.GROUP_REDUCE))
+    def __init__(
+        self,
+        program: Program,
+        outer: list[RangeInfo],
+        groups: list[RangeInfo],
+        target: TargetDescription,
+        kernel: Operation,
+    ):
+        super().__init__(program, outer, groups, target, kernel)
+        self.check_kinds((AxisKind.LOCAL,))
         threads = [r for r in outer if r.kind == AxisKind.THREAD]
         globals_ = [r for r in outer if r.kind == AxisKind.GLOBAL]
         self.core = (threads or globals_ or [None])[0]
@@ -166,33 +202,47 @@ class GridDim:
 
 class GpuLaunch(Launch):
     """Global ranges become grid dimensions (the last one x, then y, z; more than three are merged, and one
-    that exceeds the grid limit spreads over two axes); ``local`` ranges become thread ids in the workgroup.
-    Without local ranges the x dimension is cut into workgroups of ``DEFAULT_LOCAL_SIZE`` threads."""
+    that exceeds the grid limit spreads over two axes); ``local`` and ``group_reduce`` ranges become thread ids
+    in the workgroup. Without them the x dimension is cut into workgroups of ``DEFAULT_LOCAL_SIZE`` threads."""
 
-    def __init__(self, program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation):
-        super().__init__(program, outer, target, kernel)
-        self.check_kinds((AxisKind.THREAD, AxisKind.GROUP_REDUCE))
+    def __init__(
+        self,
+        program: Program,
+        outer: list[RangeInfo],
+        groups: list[RangeInfo],
+        target: TargetDescription,
+        kernel: Operation,
+    ):
+        super().__init__(program, outer, groups, target, kernel)
+        self.check_kinds((AxisKind.THREAD,))
         assert target.max_grid_dims and target.max_workgroup_dims and target.max_workgroup_size
         self.max_grid = target.max_grid_dims
-        locals_ = [r for r in outer if r.kind == AxisKind.LOCAL]
+        self.workgroup = sorted([r for r in outer if r.kind == AxisKind.LOCAL] + groups, key=lambda r: r.position)
         self.global_size = ["1", "1", "1"]
         self.local_size = [1, 1, 1]
         self.local_ids: dict[SSAValue, Node] = {}
-        self._map_locals(locals_)
-        self.dims = self._grid_dims([r for r in outer if r.kind == AxisKind.GLOBAL], bool(locals_))
+        self.axis_of: dict[SSAValue, int] = {}
+        self._map_workgroup()
+        self.guards_are_gates = bool(groups)
+        """Barriers need uniform control flow: gate the accesses instead of bracketing them (module docstring)."""
+        self.dims = self._grid_dims([r for r in outer if r.kind == AxisKind.GLOBAL], bool(self.workgroup))
         self.dim_of = {r.value: d for d in self.dims for r in d.ranges}
         for d in self.dims:
             self._index_dim(d)
 
-    def _map_locals(self, locals_: list[RangeInfo]) -> None:
-        """Local ranges (last one x) become ``local_id`` along their axis; their sizes make the workgroup."""
+    def _map_workgroup(self) -> None:
+        """Workgroup ranges (last one x) become ``local_id`` along their axis; their sizes make the workgroup."""
         sizes = self.local_size
-        if len(locals_) > 3:
-            raise error_at(self.kernel, f"{len(locals_)} local ranges; target {self.target.name} has 3 workgroup axes")
-        for axis, r in enumerate(reversed(locals_)):
+        if len(self.workgroup) > 3:
+            raise error_at(
+                self.kernel, f"{len(self.workgroup)} local and group_reduce ranges; target {self.target.name} has 3 "
+                "workgroup axes"
+            )
+        for axis, r in enumerate(reversed(self.workgroup)):
             if r.const_size is None:
-                raise error_at(r.op, f"local range {describe_range(r)} must have a constant size")
+                raise error_at(r.op, f"{r.kind.value} range {describe_range(r)} must have a constant size")
             sizes[axis] = r.const_size
+            self.axis_of[r.value] = axis
             self.local_ids[r.value] = self.program.node("special", (), r.size.type, f"local_id.{AXES[axis]}")
         limits = self.target.max_workgroup_dims
         if math.prod(sizes) > self.target.max_workgroup_size or any(s > m for s, m in zip(sizes, limits)):  # type: ignore[arg-type]
@@ -280,7 +330,7 @@ class GpuLaunch(Launch):
             scope = self.loop(r, parent)
             return scope.index, scope, done  # type: ignore[return-value]
         d = self.dim_of[r.value]
-        if d.guard is not None and d not in done:
+        if d.guard is not None and d not in done and not self.guards_are_gates:
             return d.index[r.value], self.program.guard(parent, d.guard), done | {d}
         return d.index[r.value], parent, done
 
@@ -290,6 +340,35 @@ class GpuLaunch(Launch):
             "local_size": ArrayAttr([IntegerAttr(n, 64) for n in self.local_size]),
         }
 
+    def access_gates(self, ranges: Sequence[SSAValue]) -> list[Node]:
+        if not self.guards_are_gates:
+            return []
+        dims = {id(d): d for r in ranges if (d := self.dim_of.get(r)) is not None and d.guard is not None}
+        return [d.guard for d in dims.values()]  # type: ignore[misc]
+
+    def store_gates(self, ranges: Sequence[SSAValue]) -> list[Node]:
+        p, used = self.program, set(ranges)
+        first = [p.alu("cmpeq", self.local_ids[r.value], p.index(0)) for r in self.workgroup if r.value not in used]
+        return self.access_gates(ranges) + first
+
+    # -- the workgroup as an array of threads (for local memory) -----------------------------
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.local_size)
+
+    def stride(self, r: RangeInfo) -> int:
+        """How far apart the slots of neighbouring threads along ``r`` lie in ``thread_slot``."""
+        return math.prod(self.local_size[: self.axis_of[r.value]])
+
+    def thread_slot(self, skip: Sequence[RangeInfo] = ()) -> Node:
+        """This thread's position in the workgroup (x fastest), leaving out the ``skip`` dimensions."""
+        p, slot = self.program, self.program.index(0)
+        for r in self.workgroup:
+            if r not in skip:
+                slot = iadd(p, slot, imul(p, self.local_ids[r.value], p.index(self.stride(r))))
+        return slot
+
 
 def _text(n: Node, symbolic: str) -> str:
     """A launch size as a symexpr string: the number when ``n`` folded to a constant."""
@@ -297,7 +376,9 @@ def _text(n: Node, symbolic: str) -> str:
     return symbolic if c is None else str(c)
 
 
-def make_launch(program: Program, outer: list[RangeInfo], target: TargetDescription, kernel: Operation) -> Launch:
+def make_launch(
+    program: Program, outer: list[RangeInfo], groups: list[RangeInfo], target: TargetDescription, kernel: Operation
+) -> Launch:
     """The launch mapping for ``target``: GPU-style when it has workgroups (``max_grid_dims``), else CPU."""
     cls = GpuLaunch if target.max_grid_dims is not None else CpuLaunch
-    return cls(program, outer, target, kernel)
+    return cls(program, outer, groups, target, kernel)

@@ -2,13 +2,15 @@
 
 Meaning is checked by running the ``uop.kernel`` with a small reference evaluator (``run_kernel``, below: the
 uop semantics of docs/dialects/uop.md over numpy values) against numpy, on the CPU mapping split across
-"threads" and on the GPU mappings by running every workgroup and thread of the launch.
+"threads" and on the GPU mappings by running every workgroup of the launch, its threads in lockstep from
+barrier to barrier with shared local memory (``run_workgroup``; test_group_reduce.py uses it too).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
@@ -107,8 +109,15 @@ ALU = {
 
 
 def run_kernel(kernel: U.UopKernelOp, args: list, specials: dict[str, int] | None = None) -> None:
-    """Execute ``kernel`` once (one thread) on ``args``: numpy arrays for pointer params (written in place),
-    ints for index params."""
+    """Execute ``kernel`` once (one thread, no barriers) on ``args``: numpy arrays for pointer params (written in
+    place), ints for index params."""
+    for _ in thread(kernel, args, specials or {}, {}):
+        raise AssertionError("uop.barrier in a kernel run by a single thread")
+
+
+def thread(kernel: U.UopKernelOp, args: list, specials: dict[str, int], local: dict) -> Iterator[Operation]:
+    """One thread of ``kernel``: yields at every ``uop.barrier`` (the op) and returns at the end. ``local`` holds
+    the workgroup's local memory (``uop.define_local`` op -> array), shared by the threads of a workgroup."""
     ops = list(kernel.body.block.ops)
     position = {op: n for n, op in enumerate(ops)}
     closing: dict[int, int] = {}
@@ -135,8 +144,31 @@ def run_kernel(kernel: U.UopKernelOp, args: list, specials: dict[str, int] | Non
                 if env[op.range] < env[rng.hi]:  # type: ignore[union-attr,operator]
                     pc = position[rng] + 1  # type: ignore[index]
                     continue
-            _execute(op, env, args, specials or {})
+            if isinstance(op, U.BarrierOp):
+                yield op
+            elif isinstance(op, U.DefineLocalOp):
+                if op not in local:  # never written: NaN (or the lowest integer) shows up in any result that reads it
+                    dtype = _np_type(op.result.type.element_type)  # type: ignore[attr-defined]
+                    fill = np.nan if dtype.kind == "f" else np.iinfo(dtype).min if dtype.kind in "iu" else True
+                    local[op] = np.full(op.size.value.data, fill, dtype)
+                env[op.results[0]] = local[op]
+            else:
+                _execute(op, env, args, specials)
             pc += 1
+
+
+def run_workgroup(kernel: U.UopKernelOp, args: list, ids: list[dict[str, int]]) -> None:
+    """Run the threads of one workgroup (their specials ``ids``) in lockstep from barrier to barrier; every
+    thread must reach the same barriers (uniform control flow) and finish together. Between two barriers the
+    last thread runs first and thread 0 last, so thread 0 (which stores what a workgroup combined) sees any
+    local memory another thread overwrote too early: a missing barrier changes the result."""
+    local: dict = {}
+    threads = [thread(kernel, args, specials, local) for specials in reversed(ids)]
+    while True:
+        stops = [next(t, None) for t in threads]
+        assert len(set(map(id, stops))) == 1, f"threads of one workgroup stopped at different barriers: {stops}"
+        if stops[0] is None:
+            return
 
 
 def _execute(op: Operation, env: dict, args: list, specials: dict[str, int]) -> None:
@@ -191,9 +223,16 @@ def _execute(op: Operation, env: dict, args: list, specials: dict[str, int]) -> 
     env[op.results[0]] = out
 
 
-def launch(kernel: U.UopKernelOp, args: list, symbols: dict[str, int] | None = None, threads: int = 3) -> None:
+def launch(
+    kernel: U.UopKernelOp,
+    args: list,
+    symbols: dict[str, int] | None = None,
+    threads: int = 3,
+    grid: Sequence[int] | None = None,
+) -> None:
     """Run ``kernel`` the way its launch attributes say: CPU slices of ``core_extent`` over ``threads``
-    threads, or every workgroup and thread of a GPU launch."""
+    threads, or every workgroup and thread of a GPU launch (over ``grid`` workgroups instead of its
+    ``global_size`` when given, to run workgroups beyond the kernel's ranges)."""
     symbols = symbols or {}
     attrs = kernel.attributes
     if "core_extent" in attrs:
@@ -202,12 +241,13 @@ def launch(kernel: U.UopKernelOp, args: list, symbols: dict[str, int] | None = N
         for start, end in zip(cuts, cuts[1:]):
             run_kernel(kernel, args, {"core_start": start, "core_end": end})
         return
-    grid = [evaluate(s.data, symbols) for s in attrs["global_size"].data]  # type: ignore[union-attr]
+    grid = grid or [evaluate(s.data, symbols) for s in attrs["global_size"].data]  # type: ignore[union-attr]
     block = [n.value.data for n in attrs["local_size"].data]  # type: ignore[union-attr]
     for g in itertools.product(*(range(n) for n in reversed(grid))):
-        for t in itertools.product(*(range(n) for n in reversed(block))):
-            ids = {f"group_id.{a}": v for a, v in zip("zyx", g)} | {f"local_id.{a}": v for a, v in zip("zyx", t)}
-            run_kernel(kernel, args, ids)
+        groups = {f"group_id.{a}": v for a, v in zip("zyx", g)}
+        in_group = itertools.product(*(range(n) for n in reversed(block)))
+        ids = [groups | {f"local_id.{a}": v for a, v in zip("zyx", t)} for t in in_group]
+        run_workgroup(kernel, args, ids)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -777,7 +817,7 @@ def test_uop_simplify_keeps_the_meaning(text: str, symbols: dict[str, int], targ
 
 @pytest.mark.parametrize(
     ("kind", "target"),
-    [("local", "cpu-llvm"), ("group_reduce", "cpu-c"), ("thread", "webgpu"), ("group_reduce", "cuda")],
+    [("local", "cpu-llvm"), ("group_reduce", "cpu-c"), ("thread", "webgpu"), ("thread", "cuda")],
 )
 def test_unsupported_range_kinds_fail_loudly(kind: str, target: str) -> None:
     reduce_ = kind == "group_reduce"

@@ -14,7 +14,7 @@ kernel.kernel @local_on_cpu(%x: !kernel.buffer<8xf32>, %out: !kernel.buffer<8xf3
 kernel.kernel @group_reduce_on_cpu(%x: !kernel.buffer<8xf32>, %out: !kernel.buffer<1xf32>) attributes {symbols = []} {
   %c8 = kernel.const 8 : index
   %c0 = kernel.const 0 : index
-  // expected-error@+1 {{range kind group_reduce not supported on target cpu-llvm}}
+  // expected-error@+1 {{range kind group_reduce not supported on target cpu-llvm: it needs workgroup-local memory and barriers (a GPU target)}}
   %k = kernel.range %c8 group_reduce
   %v = kernel.load %x[%k] : f32
   %s = kernel.reduce add %v over %k : f32
