@@ -85,11 +85,12 @@ class Vectorizer:
         if dtype is None or is_bool(dtype) or any(_shape(n) != _shape(first) or n.scope is not first.scope for n in nodes):
             return []
         width = _chunk(len(nodes), self.target.vector_width(dtype_name(dtype)))
+        rewrite = self._load if first.op == "load" else self._store  # before _load makes the first lane an extract
         used: list[Node] = []
         for start in range(0, len(nodes), width) if width > 1 else ():
             part = nodes[start : start + width]
             if self._consecutive(part):
-                (self._load if first.op == "load" else self._store)(part, VectorType(dtype, [width]))
+                rewrite(part, VectorType(dtype, [width]))
                 used.extend(part)
         return used
 

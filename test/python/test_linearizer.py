@@ -779,6 +779,31 @@ def test_vector_accesses_on_gpus_must_be_aligned(target: str, vector_loads: int)
     np.testing.assert_array_equal(out, np.lib.stride_tricks.sliding_window_view(x, 4)[:5])
 
 
+def test_lanes_wider_than_one_vector_become_several_vector_accesses() -> None:
+    k = linearize(
+        """
+kernel.kernel @wide(%x: !kernel.buffer<3x8xf32>, %out: !kernel.buffer<3x8xf32>) attributes {symbols = []} {
+  %c3 = kernel.const 3 : index
+  %c8 = kernel.const 8 : index
+  %i = kernel.range %c3 global
+  %u = kernel.range %c8 upcast
+  %i8 = kernel.mul %i, %c8 : index
+  %idx = kernel.add %i8, %u : index
+  %v = kernel.load %x[%idx] : f32
+  %r = kernel.neg %v : f32
+  kernel.store %out[%idx], %r
+}""",
+        "webgpu",
+    )
+    loads = [op for op in ops_of(k) if isinstance(op, U.LoadOp)]
+    stores = [op for op in ops_of(k) if isinstance(op, U.StoreOp)]
+    assert len(loads) == len(stores) == 2  # 8 lanes of f32: two vec4 on webgpu
+    assert all(is_vector(op.result.type) for op in loads) and all(is_vector(op.value.type) for op in stores)
+    x, out = f32(3, 8), np.zeros((3, 8), np.float32)
+    launch(k, [x.reshape(-1), out.reshape(-1)])
+    np.testing.assert_array_equal(out, -x)
+
+
 def _random_args(text: str, symbols: dict[str, int]) -> list:
     """Random contents for every buffer argument of the kernel in ``text``, symbol values for index ones."""
     (kernel,) = [op for op in Parser(make_context(), text).parse_module().ops if isinstance(op, K.KernelOp)]
