@@ -26,7 +26,7 @@ from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
 from kiln.dialects.types import BufferType, to_numpy
 from kiln.passes.optimize.probes import probe_linearizer
-from kiln.registry import make_context
+from kiln.registry import PIPELINES, make_context
 from kiln.runtime.devices import device_available, get_device, lower_program, parse_module
 from kiln.targets.description import get_target
 
@@ -474,6 +474,26 @@ def test_runs_on_webgpu(name: str) -> None:
     assert "workgroupBarrier()" in spec.kernels.source and "var<workgroup>" in spec.kernels.source
     (out,) = get_device("webgpu").load(spec)(*inputs)
     np.testing.assert_allclose(out, case.reference(*inputs), **TOLERANCE)
+
+
+ROW_SUM_GRAPH = """
+func.func @f(%x: !graph.tensor<64x1000xf32>) -> !graph.tensor<64xf32> {
+  %r = graph.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (!graph.tensor<64x1000xf32>) -> !graph.tensor<64xf32>
+  func.return %r : !graph.tensor<64xf32>
+}"""
+
+
+@pytest.mark.skipif(not device_available("webgpu"), reason="no webgpu device")
+@pytest.mark.parametrize("opts", ["padto:1:32,group:0:32", "padto:1:32,grouptop:0:32", "padto:1:64,group:0:16,upcast:0:2"])
+def test_the_optimizers_group_opts_run_on_webgpu(opts: str) -> None:
+    """The contract from the other side: kernel-optimize's group/grouptop output, linearized and run."""
+    lower = "convert-kernel-to-uop{target=webgpu},uop-simplify,uop-decompose{target=webgpu},convert-uop-to-wgsl"
+    pipeline = f'{PIPELINES["lower-to-kernel"]},kernel-optimize{{target=webgpu opts="{opts}"}},{lower}'
+    spec = lower_program(parse_module(ROW_SUM_GRAPH), "f", "webgpu", pipeline)
+    assert "workgroupBarrier()" in spec.kernels.source
+    x = np.random.default_rng(5).standard_normal((64, 1000)).astype(np.float32)
+    (out,) = get_device("webgpu").load(spec)(x)
+    np.testing.assert_allclose(out, x.sum(axis=1), **TOLERANCE)
 
 
 def _nvjitlink_missing() -> bool:
