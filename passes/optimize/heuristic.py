@@ -40,6 +40,8 @@ GPU_LOCAL_THREADS = 128
 GROUP_OUTPUT_LIMIT = 2048
 """GPU reductions with at most this many outputs get a grouped (workgroup-parallel) reduce."""
 GROUP_SIZE = 16
+MIN_GROUPED_REDUCE = 256
+"""...and a reduce at least this long (16 threads with 16 or more elements each); shorter ones stay in a thread."""
 MIN_THREAD_WORK = 1 << 16
 """Below this many loads, stores and ALU ops a kernel is not worth a ``thread`` split."""
 
@@ -196,7 +198,9 @@ class _Tuner:
     def grouped_reduce(self) -> bool:
         reduced = self.reduces()
         outputs = math.prod(const_size(r) or 1 << 20 for r in self.outputs())
-        if not reduced or outputs > GROUP_OUTPUT_LIMIT or not linearizer_supports(self.target, "group_reduce"):
+        if not reduced or outputs > GROUP_OUTPUT_LIMIT or (const_size(reduced[-1]) or 0) < MIN_GROUPED_REDUCE:
+            return False
+        if not linearizer_supports(self.target, "group_reduce"):
             return False
         return self.attempt(OptOp.GROUPTOP, reduced[-1], GROUP_SIZE)
 

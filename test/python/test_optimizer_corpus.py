@@ -103,6 +103,20 @@ def test_heuristic_matches_interpreter_on_webgpu(program: Program, monkeypatch: 
     check_heuristic(program, "webgpu", monkeypatch)
 
 
+@pytest.mark.parametrize("program", GPU, ids=lambda p: p.name)
+def test_heuristic_lowers_to_ptx_that_assembles(program: Program) -> None:
+    """No NVIDIA GPU here: the cuda heuristic's kernels must at least give PTX that nvJitLink assembles."""
+    from kiln.targets.ptx.toolchain import available, validate
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    module = parse_module(program.text)
+    for lowering in build_pipeline(with_optimizer("cuda", "kernel-optimize{target=cuda}")):
+        lowering.apply(registry.make_context(), module)
+    validate(registry.get_all_targets()["ptx"]()(module))
+
+
 def random_opts(kernel: KernelOp, device: str, rng: random.Random, steps: int = 3) -> list[Opt]:
     """Up to ``steps`` opts drawn at random from the search's action space, each legal where it is applied."""
     target, chosen = get_target(device), []

@@ -6,7 +6,8 @@
 // The heuristic's choices (docs/optimizer.md). CPU vector widths come from the host, so the lane counts are
 // left open here. A matmul gets a register tile: its contiguous axis %j by two vectors (a range of one vector's
 // lanes, then one of 2 vectors), the axis with reuse %i by 8. A row sum is left to LLVM's loop vectorizer on cpu-llvm (it reassociates), and gets a vector
-// of partial sums on cpu-c. GPUs (fixed descriptions): 4x4 tiles, reduce unrolling, workgroups. A kernel that
+// of partial sums on cpu-c. GPUs (fixed descriptions): 4x4 tiles, reduce unrolling, workgroups; a long reduce
+// with few outputs is grouped over a workgroup once the linearizer implements group_reduce. A kernel that
 // has an opts attribute was optimized already: a second kernel-optimize leaves it as it is.
 
 // LLVM: kernel.kernel @mm({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "upcast:0:8"]}
@@ -39,7 +40,7 @@ kernel.kernel @mm(%a: !kernel.buffer<8x32xf32>, %b: !kernel.buffer<32x64xf32>, %
 // C:    kernel.kernel @rowsum({{.*}} opts = ["upcast:1:{{8|16}}"]}
 // C:    %[[LANE:.*]] = kernel.reduce add %v over %k : f32
 // C:    kernel.reduce add %[[LANE]] over %k_unroll : f32
-// CUDA: kernel.kernel @rowsum({{.*}} opts = ["unroll:0:4", "local:0:4"]}
+// CUDA: kernel.kernel @rowsum({{.*}} opts = [{{"grouptop:0:16"|"unroll:0:4", "local:0:4"}}]}
 kernel.kernel @rowsum(%x: !kernel.buffer<4x1024xf32>, %out: !kernel.buffer<4xf32>) attributes {symbols = []} {
   %c4 = kernel.const 4 : index
   %c1024 = kernel.const 1024 : index
