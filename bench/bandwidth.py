@@ -80,7 +80,7 @@ def main() -> None:
     print(machine_note())
     print(blas_note())
     table = cases(np.random.default_rng(0))
-    rows = []
+    rows, chosen = [], []
     copy_gbs: dict[str, float] = {}
     for name in sorted(args.only.split(","), key=lambda n: n != "copy"):  # the copy first: the other rows refer to it
         inputs, reference, least, moved = table[name]
@@ -89,7 +89,8 @@ def main() -> None:
         rows.append([name, "numpy", numpy_s * 1e3, numpy_best * 1e3, least / numpy_s / 1e9, "", 1.0, "", "", ""])
         for device in args.devices.split(","):
             optimizing_pipeline(device)
-            run, cold, cached = compile_cold_and_cached(device, PROGRAMS[name], "f")
+            run, cold, cached, opts = compile_cold_and_cached(device, PROGRAMS[name], "f")
+            chosen.append(f"{name} {device}: {'; '.join(opts)}")
             got = run(*inputs)[0]
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3 * max(1.0, float(np.abs(want).max())))
             s, best = timings(lambda: run(*inputs), args.repeat)
@@ -102,6 +103,7 @@ def main() -> None:
         ["kernel", "runner", "median ms", "best ms", "GB/s", "GB/s moved", "x numpy", "x copy", "cold compile s", "cached compile ms"],
         rows,
     )
+    print("\nopts chosen:\n  " + "\n  ".join(chosen))
 
 
 if __name__ == "__main__":

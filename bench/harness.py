@@ -53,11 +53,30 @@ def optimizing_pipeline(device: str, optimize: str | None = None) -> None:
     registry.PIPELINES[name] = ",".join(specs).replace("kernel-plan-memory", f"kernel-plan-memory,{optimize}")
 
 
-def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Callable[..., list], float, float]:
+def chosen_opts(device: str, text: str) -> list[str]:
+    """``kernel: opts`` for each kernel the device's pipeline makes of ``text`` (a search answers from the
+    tuning database filled by the compile before)."""
+    from xdsl.utils.arg_spec import parse_pipeline
+
+    from kiln import registry
+    from kiln.dialects.kernel import KernelOp
+    from kiln.passes.optimize.space import applied
+    from kiln.runtime.devices import LOWERINGS, parse_module
+    from kiln.tools.pipeline import build_pipeline
+
+    specs = [str(s) for s in parse_pipeline(registry.PIPELINES[LOWERINGS[device][0]])]
+    upto = next(i for i, s in enumerate(specs) if s.startswith("kernel-optimize")) + 1
+    module = parse_module(text)
+    for step in build_pipeline(",".join(specs[:upto])):
+        step.apply(registry.make_context(), module)
+    return [f"@{k.sym_name.data}: {','.join(applied(k) or []) or '-'}" for k in module.ops if isinstance(k, KernelOp)]
+
+
+def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Callable[..., list], float, float, list[str]]:
     """Compile ``function`` with empty caches (a fresh cache folder), then again from the disk cache.
 
-    Returns the callable and both times in seconds. A warm-up compile of another program runs first, so the cold
-    time is the pipeline's own work, not Python imports.
+    Returns the callable, both times in seconds and the opts chosen per kernel. A warm-up compile of another
+    program runs first, so the cold time is the pipeline's own work, not Python imports.
     """
     from kiln.runtime.devices import get_device
 
@@ -73,12 +92,13 @@ def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Call
             start = time.perf_counter()
             run = get_device(device).compile(text, function)
             cached = time.perf_counter() - start
+            opts = chosen_opts(device, text)
         finally:
             if old is None:
                 del os.environ["KILN_CACHE_DIR"]
             else:
                 os.environ["KILN_CACHE_DIR"] = old
-    return run, cold, cached
+    return run, cold, cached, opts
 
 
 def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float]:

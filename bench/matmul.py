@@ -44,7 +44,7 @@ def main() -> None:
     args = parser.parse_args()
     print(machine_note())
     print(blas_note())
-    rows = []
+    rows, chosen = [], []
     rng = np.random.default_rng(0)
     for n in (int(s) for s in args.sizes.split(",")):
         a, b = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
@@ -53,14 +53,16 @@ def main() -> None:
         rows.append([n, "numpy", numpy_s * 1e3, numpy_best * 1e3, flops / numpy_s / 1e9, 1.0, "", ""])
         for device in args.devices.split(","):
             optimizing_pipeline(device, SEARCH.format(device=device) if args.search else None)
-            run, cold, cached = compile_cold_and_cached(device, program(n), "mm")
+            run, cold, cached, opts = compile_cold_and_cached(device, program(n), "mm")
             error = np.abs(run(a, b)[0] - a @ b).max() / np.abs(a @ b).max()
             assert error < 1e-4, f"{device} matmul {n} is wrong: relative error {error:.2e}"
+            chosen.append(f"{n} {device}: {'; '.join(opts)}")
             s, best = timings(lambda: run(a, b), args.repeat)
             rows.append([n, device, s * 1e3, best * 1e3, flops / s / 1e9, numpy_s / s, cold, cached * 1e3])
     how = "beam search" if args.search else "heuristic"
     print_table(f"matmul f32 ({how}); ratio = numpy time / kiln time",
                 ["n", "runner", "median ms", "best ms", "GFLOP/s", "x numpy", "cold compile s", "cached compile ms"], rows)
+    print("\nopts chosen:\n  " + "\n  ".join(chosen))
 
 
 if __name__ == "__main__":
