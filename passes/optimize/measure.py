@@ -15,7 +15,7 @@ import math
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +30,7 @@ from kiln.passes.optimize.space import symbol_names
 from kiln.runtime.errors import KilnError
 
 FUNCTION = "tune"
+SKIPPED = "time budget spent"
 FLUSH_BYTES = 64 << 20
 """Bytes written between timed runs: twice this machine's 32 MiB L3, so no run starts with warm data."""
 MAX_ELEMENTS = 1 << 24
@@ -116,13 +117,26 @@ class Compiler:
         self.device, self.workers = device, workers
         self._pool: ProcessPoolExecutor | None = None
 
-    def compile_all(self, texts: Sequence[str]) -> list[str | None]:
-        """Compile every text; per text None (compiled) or the error."""
+    def compile_all(self, texts: Sequence[str], deadline: float = math.inf) -> list[str | None]:
+        """Compile every text; per text None (compiled) or the error. Compiles not started by ``deadline``
+        (a ``time.monotonic()`` value) are skipped, with the error "time budget spent"."""
         if self.workers <= 1 or len(texts) <= 1:
-            return [_compile_in_worker(self.device, t) for t in texts]
+            return [_compile_in_worker(self.device, t) if time.monotonic() < deadline else SKIPPED for t in texts]
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
-        return list(self._pool.map(_compile_in_worker, [self.device] * len(texts), texts))
+        results: list[str | None] = [SKIPPED] * len(texts)
+        running: dict[Future, int] = {}
+        for n, text in enumerate(texts):  # at most `workers` in flight, so nothing starts after the deadline
+            if len(running) == self.workers:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    results[running.pop(future)] = future.result()
+            if time.monotonic() > deadline:
+                break
+            running[self._pool.submit(_compile_in_worker, self.device, text)] = n
+        for future in as_completed(running):
+            results[running[future]] = future.result()
+        return results
 
     def close(self) -> None:
         if self._pool is not None:

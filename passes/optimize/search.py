@@ -129,7 +129,7 @@ class BeamSearch:
         heuristic = self.base.clone()
         if (found := self.candidate(tuple(heuristic_opts(heuristic, self.target)))) is not None:
             seeds.append(found)
-        beam = self.measure(seeds)
+        beam = self.measure(seeds, "seeds", math.inf)
         if not beam:
             raise OptError(f"the unoptimized kernel @{self.name} does not run: nothing to compare candidates with")
         best = beam[0]
@@ -141,7 +141,7 @@ class BeamSearch:
                 break
             grown.sort(key=lambda c: cost.estimate(c.kernel, self.target))
             room = min(ROUND_FACTOR * self.budget.beam_width, self.budget.max_candidates - self.tried)
-            timed = self.measure(grown[:room], f"round {round_}")
+            timed = self.measure(grown[:room], f"round {round_}", self.deadline)
             beam = sorted([*beam, *timed], key=lambda c: c.seconds)[: self.budget.beam_width]
             improved = beam[0].seconds < best.seconds * (1 - self.budget.min_progress)
             best = beam[0]
@@ -149,11 +149,12 @@ class BeamSearch:
                 break
         return tuning_db.Tuning(list(best.opts), best.seconds, baseline.seconds)
 
-    def measure(self, candidates: list[Candidate], stage: str = "seeds") -> list[Candidate]:
-        """Compile (in parallel) and time ``candidates``; the ones that ran correctly, fastest first."""
+    def measure(self, candidates: list[Candidate], stage: str, deadline: float) -> list[Candidate]:
+        """Compile (in parallel) and time ``candidates``; the ones that ran correctly, fastest first. Compiles
+        not started by ``deadline`` are skipped (the seeds, timed first, are never skipped)."""
         ready = [(c, text) for c in candidates if (text := self._timing_module(c))]
         self.progress.show(f"kernel-optimize: @{self.name} {stage}: compiling {len(ready)} candidates")
-        errors = self.compiler.compile_all([text for _, text in ready])
+        errors = self.compiler.compile_all([text for _, text in ready], deadline)
         compiled = [(c, text) for (c, text), error in zip(ready, errors) if error is None]
         self.tried += len(candidates)
         done = []

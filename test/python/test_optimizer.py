@@ -226,14 +226,26 @@ def test_search_respects_the_candidate_budget(tmp_path, monkeypatch: pytest.Monk
     counted: list[int] = []
     original = search.BeamSearch.measure
 
-    def measure_and_count(self: search.BeamSearch, candidates, stage: str = "seeds"):
+    def measure_and_count(self: search.BeamSearch, candidates, stage: str, deadline: float):
         counted.append(len(candidates))
-        return original(self, candidates, stage)
+        return original(self, candidates, stage, deadline)
 
     monkeypatch.setattr(search.BeamSearch, "measure", measure_and_count)
     budget = search.SearchBudget(beam_width=2, max_candidates=5, workers=1)
     search.beam_search_module([matmul(m=16)], CPU, budget)
     assert sum(counted[1:]) <= budget.max_candidates
+
+
+@needs_cpu
+def test_search_stops_compiling_when_the_time_is_spent() -> None:
+    k, kernels = matmul(m=16), [matmul(m=16, name=f"k{n}") for n in range(3)]
+    compiler = measure.Compiler("cpu-llvm", 2)
+    try:
+        texts = [measure.timing_module(x) for x in [k, *kernels]]
+        assert compiler.compile_all(texts, deadline=0.0) == [measure.SKIPPED] * len(texts)
+        assert compiler.compile_all(texts[:1]) == [None]
+    finally:
+        compiler.close()
 
 
 def test_search_rejects_candidates_that_compute_something_else() -> None:
