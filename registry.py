@@ -61,7 +61,9 @@ _TARGETS: dict[str, str] = {
 PIPELINES: dict[str, str] = {
     "lower-to-kernel": "graph-decompose,graph-canonicalize,cse,graph-mark-realize,convert-graph-to-kernel,kernel-plan-memory",
 }
-PIPELINES["lower-to-uop"] = PIPELINES["lower-to-kernel"] + ",convert-kernel-to-uop{target=cpu-llvm},uop-simplify"
+PIPELINES["lower-to-uop"] = (
+    PIPELINES["lower-to-kernel"] + ",kernel-optimize{target=cpu-llvm},convert-kernel-to-uop{target=cpu-llvm},uop-simplify"
+)
 for _name, _target, _convert in (
     ("lower-to-llvm", "cpu-llvm", "convert-uop-to-llvm"),
     ("lower-to-c", "cpu-c", "convert-uop-to-cstyle"),
@@ -70,7 +72,7 @@ for _name, _target, _convert in (
 ):
     PIPELINES[_name] = (
         PIPELINES["lower-to-kernel"]
-        + f",convert-kernel-to-uop{{target={_target}}},uop-simplify,"
+        + f",kernel-optimize{{target={_target}}},convert-kernel-to-uop{{target={_target}}},uop-simplify,"
         + f"uop-decompose{{target={_target}}},{_convert}"
     )
 """Named pipelines: each expands to pass-pipeline text (xDSL's ``a,b{k=v}`` form)."""

@@ -1,7 +1,8 @@
-// RUN: kiln-opt %s -p lower-to-wgsl -t wgsl | filecheck %s
+// RUN: kiln-opt %s -p 'lower-to-kernel,kernel-optimize{target=webgpu search=none},convert-kernel-to-uop{target=webgpu},uop-simplify,uop-decompose{target=webgpu},convert-uop-to-wgsl' -t wgsl | filecheck %s
 // From the graph to WGSL: a 1-D kernel over 2^24 elements needs 2^24 / 64 = 262144 workgroups, more than the
 // 65535 WebGPU allows per grid dimension, so the launch is a 2-D grid of 52429 x 5 workgroups (each within the
 // limit) and the shader rebuilds the flat index from workgroup_id.y and .x and guards the overshoot.
+// (kernel-optimize is told to change nothing, so the launch is the linearizer's own mapping: 64 threads per workgroup.)
 
 // CHECK:       // @scale_e0: dispatch_workgroups(52429, 5, 1)
 // CHECK:       @compute @workgroup_size(64, 1, 1)
