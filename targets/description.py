@@ -1,7 +1,8 @@
 """What a target can do, as data: the table that decompositions, legality checks and optimizers read.
 
 A pass never asks "am I compiling for CUDA?"; it asks the ``TargetDescription``: is this dtype supported, is
-this ALU op native (else ``uop-decompose`` rewrites it), how many lanes does a vector of f32 have, are there
+this ALU op native on this dtype (else ``uop-decompose``
+rewrites it), how many lanes does a vector of f32 have, are there
 workgroup-local memory and barriers, how large may a launch grid be. Each target's module builds its description
 in a ``describe()`` function (host features are probed at run time); ``get_target(name)`` imports that module
 lazily, so asking for "cpu-c" never imports wgpu or cuda.
@@ -54,9 +55,19 @@ class TargetDescription:
     """Threads a CPU launch may be split into (the cores this process may run on)."""
     vector_widths: dict[str, int] = field(default_factory=dict, hash=False)
     """Lanes of a native vector per dtype; filled from ``vector_bytes`` when left empty."""
+    native_dtypes: dict[str, frozenset[str]] = field(default_factory=dict, hash=False)
+    """ALU op -> the only dtypes (names, or "index") it is native for; an op of ``alu_ops`` that is absent is
+    native for every dtype it applies to. On the others ``uop-decompose`` rewrites it (PTX: ``ex2.approx``
+    exists for f32, not f64)."""
 
     def __post_init__(self) -> None:
-        unknown = (self.dtypes - DTYPES.keys()) | (self.alu_ops - ALU_OPS)
+        restricted = set().union(*self.native_dtypes.values())
+        unknown = (
+            (self.dtypes - DTYPES.keys())
+            | (self.alu_ops - ALU_OPS)
+            | (self.native_dtypes.keys() - ALU_OPS)
+            | (restricted - DTYPES.keys() - {"index"})
+        )
         if unknown:
             raise ValueError(f"target '{self.name}': unknown dtypes or ALU ops {sorted(unknown)}")
         if not self.vector_widths:
@@ -66,8 +77,13 @@ class TargetDescription:
     def supports_dtype(self, dtype: str) -> bool:
         return dtype in self.dtypes
 
-    def is_native(self, alu_op: str) -> bool:
-        return alu_op in self.alu_ops
+    def is_native(self, alu_op: str, dtype: str | None = None) -> bool:
+        """Whether the emitter writes ``alu_op`` directly on ``dtype`` (a dtype name or "index"); without a
+        dtype, whether it does on at least one dtype."""
+        if alu_op not in self.alu_ops:
+            return False
+        only = self.native_dtypes.get(alu_op)
+        return dtype is None or only is None or dtype in only
 
     def vector_width(self, dtype: str) -> int:
         """Lanes of one native vector of ``dtype`` (1 if the target has no vectors of it)."""

@@ -62,3 +62,15 @@ def test_description_is_validated_and_hashable() -> None:
         TargetDescription(**{**base, "dtypes": frozenset({"f128"})})
     with pytest.raises(ValueError, match=r"\['frobnicate'\]"):
         TargetDescription(**{**base, "alu_ops": frozenset({"frobnicate"})})
+
+
+def test_an_op_can_be_native_for_some_dtypes_only() -> None:
+    base = dict(name="t", dtypes=frozenset({"f32", "f64"}), index_bits=32, vector_bytes=16)
+    t = TargetDescription(**base, alu_ops=frozenset({"add", "sin"}), native_dtypes={"sin": frozenset({"f32"})})
+    assert t.is_native("sin", "f32") and not t.is_native("sin", "f64")
+    assert t.is_native("sin")  # on some dtype: the emitter has it
+    assert t.is_native("add", "f64") and t.is_native("add", "index")  # no restriction: every dtype
+    assert not t.is_native("cos", "f32") and not t.is_native("cos")
+    with pytest.raises(ValueError, match=r"\['f128', 'sine'\]"):
+        TargetDescription(**base, alu_ops=frozenset({"sin"}), native_dtypes={"sine": frozenset({"f32"}), "sin": frozenset({"f128"})})
+
