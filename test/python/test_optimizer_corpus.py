@@ -31,12 +31,6 @@ RANDOM_SUBSET = ("reduce_f32", "reduce_ui8", "movement", "matmul_17x33x65", "mat
 C_SUBSET = ("reduce_f32", "matmul_17x33x65", "softmax_1", "symbolic")
 GPU_SUBSET = ("reduce_f32", "movement", "matmul_1x8x1", "matmul_16x16x16", "matmul_batched", "softmax_0", "cumsum_1",
               "conv_stride_pad", "symbolic", "example_mlp", "example_convnet")
-VECTORIZER_BUG = pytest.mark.xfail(
-    raises=ValueError, strict=True,
-    reason="lowering/linearize/vectorize.py re-reads first.op after _load turned the first lane into an extract, so an "
-    "upcast or unroll range wider than one vector (6 lanes in 3 chunks of 2, 8 lanes of a 4-wide GPU) crashes; "
-    "remove this mark with the fix")
-
 _reference: dict[str, list[list]] = {}
 
 
@@ -93,8 +87,7 @@ def test_heuristic_matches_interpreter_on_c(program: Program, monkeypatch: pytes
     check_heuristic(program, "cpu-c", monkeypatch)
 
 
-GPU = [pytest.param(p, marks=VECTORIZER_BUG if p.name in ("matmul_1x8x1", "symbolic") else ())
-       for p in PROGRAMS if p.name in GPU_SUBSET]
+GPU = [p for p in PROGRAMS if p.name in GPU_SUBSET]
 
 
 @pytest.mark.parametrize("program", GPU, ids=lambda p: p.name)
@@ -134,10 +127,7 @@ def random_opts(kernel: KernelOp, device: str, rng: random.Random, steps: int = 
     return chosen
 
 
-RANDOM = [pytest.param(p, marks=VECTORIZER_BUG if p.name == "symbolic" else ()) for p in PROGRAMS if p.name in RANDOM_SUBSET]
-
-
-@pytest.mark.parametrize("program", RANDOM, ids=lambda p: p.name)
+@pytest.mark.parametrize("program", [p for p in PROGRAMS if p.name in RANDOM_SUBSET], ids=lambda p: p.name)
 def test_random_legal_opts_match_interpreter(program: Program, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(program.name)
     passes = []
