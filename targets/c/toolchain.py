@@ -4,7 +4,10 @@ The compiler is ``$CC`` (default ``cc``). Optimization flags default to ``DEFAUL
 ``flags`` argument replace them. ``-fPIC -shared`` and ``-lm`` are always added, since the result must be a
 shared library that may call ``<math.h>``. The default is -O3, not -O2: gcc 12's -O2 uses the "very cheap"
 vectorizer cost model, which leaves loops with a run-time trip count scalar (a 1M-float add kernel: 286 us at
--O2, 111 us at -O3, measured here).
+-O2, 111 us at -O3, measured here). ``-fno-tree-loop-vectorize``: kernel-optimize already writes the vector
+lanes out (upcast), which gcc's SLP vectorizer packs back into vectors; its loop vectorizer instead vectorized
+the reduce loop of register-tiled matmuls with gathers and spilled the accumulators (256x256 matmul: 2 GFLOP/s
+and 7-15 s compiles; 135 GFLOP/s and 1.4-2 s without it, memory-bound kernels unchanged; docs/performance.md).
 
 Cache: the ``.so`` lives in the disk cache (namespace ``c-so``) under a key of the source, the compiler's path
 and the first line of its ``--version``, the flags, and the host CPU (``-march=native`` code is only valid on the
@@ -32,7 +35,7 @@ from kiln.runtime.errors import CompileError, KilnError
 from kiln.runtime.program import LoadedKernels
 from kiln.targets.description import host_cpu
 
-DEFAULT_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-std=c11")
+DEFAULT_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-tree-loop-vectorize", "-std=c11")
 SHARED_LIBRARY_FLAGS = ("-fPIC", "-shared")
 CHECK_FLAGS = ("-std=c11", "-Wall", "-Werror", "-fsyntax-only")
 LIBRARY_NAMESPACE = "c-so"
