@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.interfaces import HasFolderInterface
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -104,6 +104,30 @@ def parse_defined_operand(parser: Parser, role: str) -> SSAValue:
     if values is None or unresolved.index >= len(values):
         parser.raise_error(f"{role} %{unresolved.operand_name} must be defined before this use", pos, parser.pos)
     return values[unresolved.index]
+
+
+def print_operands_and_type(printer: Printer, op: Operation, operands: Sequence[SSAValue], t: Attribute) -> None:
+    """`` %a, %b {attrs} : T``: the operands, ``op``'s attributes and the one type the op's types follow from."""
+    printer.print_string(" ")
+    printer.print_list(operands, printer.print_operand)
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(t)
+
+
+def print_function(
+    printer: Printer, op: Operation, name: str, params: Sequence[SSAValue], body: Region, after_params: str = ""
+) -> None:
+    """`` @name(%a: T, ...)<after_params> attributes {...} { ... }``: a function-like op whose body's block
+    arguments are its parameters."""
+    printer.print_string(" ")
+    printer.print_symbol_name(name)
+    with printer.in_parens():
+        printer.print_list(params, printer.print_block_argument)
+    printer.print_string(after_params)
+    printer.print_op_attributes(op.attributes, print_keyword=True)
+    printer.print_string(" ")
+    printer.print_region(body, print_entry_block_args=False, print_empty_block=False)
 
 
 def describe(value: SSAValue) -> str:
@@ -274,20 +298,19 @@ class AluOp(IRDLOperation):
         return cls.create(operands=operands, result_types=[cls._result_type(t)], attributes=attributes)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value_operands[0].type)
+        print_operands_and_type(printer, self, self.operands, self.value_operands[0].type)
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
+    """``define_acc`` -> ``DefineAcc``."""
     return "".join(part.capitalize() for part in name.split("_"))
 
 
-def _define(base: type[IRDLOperation], class_name: str, op_name: str, module: str, body: dict) -> type:
-    """Create and IRDL-register one op class; ``module`` is where it is documented to live."""
-    body = {"name": op_name, "__module__": module, "__qualname__": class_name, **body}
+def define_op(base: type[IRDLOperation], class_name: str, op_name: str, module: str, body: dict) -> type:
+    """Create and IRDL-register the op class ``class_name`` named ``op_name``: a subclass of ``base`` with the
+    members of ``body``, documented as living in ``module``. Upper-case members are class constants."""
+    annotations = {**{k: ClassVar for k in body if k.isupper()}, **body.get("__annotations__", {})}
+    body = {"name": op_name, "__module__": module, "__qualname__": class_name, **body, "__annotations__": annotations}
     return irdl_op_definition(type(class_name, (base,), body))
 
 
@@ -304,10 +327,9 @@ def make_alu_ops(prefix: str, *, vectors: bool = False) -> dict[str, type[AluOp]
             "traits": traits_def(*traits),
             "SPEC": spec,
             "VECTORS": vectors,
-            "__annotations__": {"SPEC": ClassVar[AluSpec], "VECTORS": ClassVar[bool]},
             "__doc__": f"{prefix}.{spec.name}: {spec.summary}.",
         }
-        ops[spec.name] = _define(AluOp, f"{_camel(spec.name)}Op", f"{prefix}.{spec.name}", module, body)
+        ops[spec.name] = define_op(AluOp, f"{camel(spec.name)}Op", f"{prefix}.{spec.name}", module, body)
     return ops
 
 
@@ -365,9 +387,9 @@ class BitcastOp(ConversionOp):
 def make_conversion_ops(prefix: str, *, vectors: bool = False) -> tuple[type[CastOp], type[BitcastOp]]:
     """``<prefix>.cast`` and ``<prefix>.bitcast``."""
     module = f"kiln.dialects.{prefix}"
-    extra = {"VECTORS": vectors, "__annotations__": {"VECTORS": ClassVar[bool]}}
-    cast = _define(CastOp, "CastOp", f"{prefix}.cast", module, {**extra, "__doc__": CastOp.__doc__})
-    bitcast = _define(BitcastOp, "BitcastOp", f"{prefix}.bitcast", module, {**extra, "__doc__": BitcastOp.__doc__})
+    cast = define_op(CastOp, "CastOp", f"{prefix}.cast", module, {"VECTORS": vectors, "__doc__": CastOp.__doc__})
+    body = {"VECTORS": vectors, "__doc__": BitcastOp.__doc__}
+    bitcast = define_op(BitcastOp, "BitcastOp", f"{prefix}.bitcast", module, body)
     return cast, bitcast
 
 
@@ -444,8 +466,8 @@ class ConstOp(IRDLOperation, HasFolderInterface):
 
 def make_const_op(prefix: str, *, vectors: bool = False) -> type[ConstOp]:
     """``<prefix>.const``."""
-    body = {"VECTORS": vectors, "__annotations__": {"VECTORS": ClassVar[bool]}, "__doc__": ConstOp.__doc__}
-    return _define(ConstOp, "ConstOp", f"{prefix}.const", f"kiln.dialects.{prefix}", body)
+    body = {"VECTORS": vectors, "__doc__": ConstOp.__doc__}
+    return define_op(ConstOp, "ConstOp", f"{prefix}.const", f"kiln.dialects.{prefix}", body)
 
 
 __all__ = [
@@ -456,7 +478,10 @@ __all__ = [
     "CastOp",
     "ConstOp",
     "alu_kind",
+    "define_op",
     "make_alu_ops",
     "make_const_op",
     "make_conversion_ops",
+    "print_function",
+    "print_operands_and_type",
 ]
