@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DictionaryAttr,
-    FloatAttr,
     FunctionType,
     IntAttr,
-    IntegerAttr,
     StringAttr,
     SymbolNameConstraint,
     i1,
@@ -32,16 +30,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
-    AnyAttr,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
-    operand_def,
     prop_def,
     region_def,
     result_def,
     traits_def,
-    var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -54,13 +49,13 @@ from xdsl.traits import (
     MemoryWriteEffect,
     NoTerminator,
     Pure,
-    RecursiveMemoryEffect,
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
 
-from kiln.dialects.alu import describe, parse_defined_operand
-from kiln.dialects.types import DTYPES, bitwidth, is_float
+from kiln.dialects import target_ops
+from kiln.dialects.alu import describe, print_function
+from kiln.dialects.types import DTYPES, bitwidth
 
 # ---------------------------------------------------------------------------------------------
 # value types: WGSL's scalars, spelled as builtin MLIR types
@@ -88,21 +83,12 @@ def _check_scalar(t: Attribute, what: str, allowed: frozenset[Attribute] | None 
 
 
 @irdl_attr_definition
-class StorageType(ParametrizedAttribute, TypeAttribute):
+class StorageType(target_ops.TypeParameterSyntax):
     """A storage buffer binding: ``!wgsl.storage<f32>`` is ``var<storage, read_write> name: array<f32>``."""
 
     name = "wgsl.storage"
 
     element_type: Attribute
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (parser.parse_type(),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element_type)
 
     def verify(self) -> None:
         _check_scalar(self.element_type, "!wgsl.storage element type", HOST_SHAREABLE)
@@ -143,25 +129,10 @@ ArrayType = StorageType | WorkgroupType
 """What ``wgsl.load``/``wgsl.store`` index: a storage buffer or a workgroup array."""
 
 
-@irdl_attr_definition
-class VarType(ParametrizedAttribute, TypeAttribute):
-    """A function-scope ``var`` holding a T: ``!wgsl.var<f32>`` (made by ``wgsl.var``)."""
-
-    name = "wgsl.var"
-
-    value_type: Attribute
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (parser.parse_type(),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.value_type)
-
-    def verify(self) -> None:
-        _check_scalar(self.value_type, "!wgsl.var value type")
+VarType = target_ops.make_cell_type(
+    "wgsl", "var", _check_scalar, "A function-scope ``var`` holding a T: ``!wgsl.var<f32>`` (made by ``wgsl.var``).",
+    "VarType"
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,15 +268,12 @@ class EntryOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        with printer.in_parens():
-            printer.print_list(self.params, printer.print_block_argument)
-        printer.print_string(f" workgroup_size({', '.join(map(str, self.sizes))})")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        sizes = f" workgroup_size({', '.join(map(str, self.sizes))})"
+        print_function(printer, self, self.sym_name.data, self.params, self.body, sizes)
 
+
+IN_ENTRY = HasAncestor(EntryOp)
+"""Every op but ``wgsl.entry`` lives in an entry point."""
 
 BUILTINS = ("global_invocation_id", "workgroup_id", "local_invocation_id", "num_workgroups")
 """The ``@builtin`` compute-shader inputs ``wgsl.builtin`` reads (each a ``vec3<u32>``)."""
@@ -321,7 +289,7 @@ class BuiltinOp(IRDLOperation):
 
     builtin = prop_def(StringAttr)
     result = result_def(U32)
-    traits = traits_def(Pure(), HasAncestor(EntryOp))
+    traits = traits_def(Pure(), IN_ENTRY)
 
     def __init__(self, builtin: str):
         super().__init__(properties={"builtin": StringAttr(builtin)}, result_types=[U32])
@@ -368,81 +336,12 @@ class WorkgroupArrayOp(IRDLOperation):
         super().__init__(result_types=[WorkgroupType(element_type, size)])
 
 
-@irdl_op_definition
-class ForOp(IRDLOperation):
-    """``wgsl.for %i = %lo to %hi : i32 { ... }``: ``for (var i: i32 = lo; i < hi; i++) { ... }``; the body's
-    one block argument is the counter (the body never assigns it)."""
-
-    name = "wgsl.for"
-
-    lo = operand_def(AnyAttr())
-    hi = operand_def(AnyAttr())
-    body = region_def("single_block")
-    traits = traits_def(NoTerminator(), RecursiveMemoryEffect(), HasAncestor(EntryOp))
-
-    def __init__(self, lo: SSAValue | Operation, hi: SSAValue | Operation):
-        t = SSAValue.get(lo).type
-        super().__init__(operands=[lo, hi], regions=[Region(Block(arg_types=[t]))])
-
-    @property
-    def counter(self) -> SSAValue:
-        return self.body.block.args[0]
-
-    def verify_(self) -> None:
-        t = self.lo.type
-        _check_scalar(t, "wgsl.for bounds", INTEGERS)
-        if self.hi.type != t:
-            raise VerifyException(
-                f"wgsl.for bounds must have one type, got {wgsl_name(t)} and {wgsl_name(self.hi.type)}"
-            )
-        args = self.body.block.args
-        if len(args) != 1 or args[0].type != t:
-            raise VerifyException(
-                f"wgsl.for body must take one argument of the bound type {wgsl_name(t)} (the counter)"
-            )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ForOp:
-        counter = parser.parse_argument(expect_type=False)
-        parser.parse_punctuation("=")
-        lo = parser.parse_unresolved_operand()
-        parser.parse_keyword("to")
-        hi = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        body = parser.parse_region([counter.resolve(t)])
-        return cls.create(operands=[parser.resolve_operand(lo, t), parser.resolve_operand(hi, t)], regions=[body])
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.counter)
-        printer.print_string(" = ")
-        printer.print_operand(self.lo)
-        printer.print_string(" to ")
-        printer.print_operand(self.hi)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lo.type)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-
-
-@irdl_op_definition
-class IfOp(IRDLOperation):
-    """``wgsl.if %c { ... }``: ``if (c) { ... }``."""
-
-    name = "wgsl.if"
-
-    cond = operand_def(i1)
-    body = region_def("single_block")
-    traits = traits_def(NoTerminator(), RecursiveMemoryEffect(), HasAncestor(EntryOp))
-    assembly_format = "$cond attr-dict-with-keyword $body"
-
-    def __init__(self, cond: SSAValue | Operation):
-        super().__init__(operands=[cond], regions=[Region(Block())])
-
-    def verify_(self) -> None:
-        if self.body.block.args:
-            raise VerifyException("wgsl.if body takes no block arguments")
+ForOp = target_ops.make_for_op(
+    "wgsl", IN_ENTRY, check_bounds=lambda t, what: _check_scalar(t, what, INTEGERS), type_name=wgsl_name,
+    doc="""``wgsl.for %i = %lo to %hi : i32 { ... }``: ``for (var i: i32 = lo; i < hi; i++) { ... }``; the body's
+    one block argument is the counter (the body never assigns it).""",
+)  # fmt: skip
+IfOp = target_ops.make_if_op("wgsl", IN_ENTRY, doc="""``wgsl.if %c { ... }``: ``if (c) { ... }``.""")
 
 
 @irdl_op_definition
@@ -452,119 +351,19 @@ class BarrierOp(IRDLOperation):
 
     name = "wgsl.barrier"
 
-    traits = traits_def(MemoryWriteEffect(), MemoryReadEffect(), HasAncestor(EntryOp))
+    traits = traits_def(MemoryWriteEffect(), MemoryReadEffect(), IN_ENTRY)
     assembly_format = "attr-dict"
 
 
 # ---------------------------------------------------------------------------------------------
 # function-scope variables and memory
 
-
-@irdl_op_definition
-class VarOp(IRDLOperation):
-    """``%acc = wgsl.var %init : f32``: ``var acc: f32 = init;``, a mutable local (``!wgsl.var<f32>``)."""
-
-    name = "wgsl.var"
-
-    init = operand_def(AnyAttr())
-    result = result_def(VarType)
-    traits = traits_def(MemoryAllocEffect(), HasAncestor(EntryOp))
-
-    def __init__(self, init: SSAValue | Operation):
-        super().__init__(operands=[init], result_types=[VarType(SSAValue.get(init).type)])
-
-    def verify_(self) -> None:
-        assert isinstance(self.result.type, VarType)
-        if self.result.type.value_type != self.init.type:
-            raise VerifyException(f"wgsl.var of {self.init.type} must produce !wgsl.var<{self.init.type}>")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> VarOp:
-        init = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(operands=[parser.resolve_operand(init, t)], result_types=[VarType(t)], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.init)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.init.type)
-
-
-@irdl_op_definition
-class ReadOp(IRDLOperation):
-    """``%v = wgsl.read %acc : f32``: the variable's value now (``let v = acc;``)."""
-
-    name = "wgsl.read"
-
-    var = operand_def(VarType)
-    result = result_def(AnyAttr())
-    traits = traits_def(MemoryReadEffect(), HasAncestor(EntryOp))
-
-    def __init__(self, var: SSAValue | Operation):
-        t = SSAValue.get(var).type
-        assert isinstance(t, VarType)
-        super().__init__(operands=[var], result_types=[t.value_type])
-
-    def verify_(self) -> None:
-        assert isinstance(self.var.type, VarType)
-        if self.result.type != self.var.type.value_type:
-            raise VerifyException(f"wgsl.read of a {self.var.type} gives {self.var.type.value_type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReadOp:
-        var = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(operands=[parser.resolve_operand(var, VarType(t))], result_types=[t], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.var)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-
-@irdl_op_definition
-class AssignOp(IRDLOperation):
-    """``wgsl.assign %acc = %v``: ``acc = v;``."""
-
-    name = "wgsl.assign"
-
-    var = operand_def(VarType)
-    value = operand_def(AnyAttr())
-    traits = traits_def(MemoryWriteEffect(), HasAncestor(EntryOp))
-
-    def __init__(self, var: SSAValue | Operation, value: SSAValue | Operation):
-        super().__init__(operands=[var, value])
-
-    def verify_(self) -> None:
-        assert isinstance(self.var.type, VarType)
-        if self.value.type != self.var.type.value_type:
-            raise VerifyException(f"wgsl.assign of {self.value.type} to a {self.var.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AssignOp:
-        pos = parser.pos
-        var = parse_defined_operand(parser, "variable")
-        if not isinstance(var.type, VarType):
-            parser.raise_error(f"expected a !wgsl.var value, got {var.type}", pos, parser.pos)
-        parser.parse_punctuation("=")
-        value = parser.parse_operand(var.type.value_type)
-        attributes = parser.parse_optional_attr_dict()
-        return cls.create(operands=[var, value], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.var)
-        printer.print_string(" = ")
-        printer.print_operand(self.value)
-        printer.print_op_attributes(self.attributes)
+VarOp, ReadOp, AssignOp = target_ops.make_cell_ops(
+    "wgsl", IN_ENTRY, VarType, operand="var", role="variable",
+    init=("var", "``%acc = wgsl.var %init : f32``: ``var acc: f32 = init;``, a mutable local (``!wgsl.var<f32>``)."),
+    read=("read", "``%v = wgsl.read %acc : f32``: the variable's value now (``let v = acc;``)."),
+    write=("assign", "``wgsl.assign %acc = %v``: ``acc = v;``."),
+)
 
 
 def _array_element(op: Operation, array: SSAValue, index: SSAValue) -> Attribute:
@@ -574,94 +373,28 @@ def _array_element(op: Operation, array: SSAValue, index: SSAValue) -> Attribute
     return array.type.element_type
 
 
-def _parse_element(parser: Parser) -> tuple[SSAValue, SSAValue]:
-    """``%p[%i]``: both already defined, so their types are not repeated."""
-    pos = parser.pos
-    array = parse_defined_operand(parser, "array")
-    if not isinstance(array.type, ArrayType):
-        parser.raise_error(f"expected a !wgsl.storage or !wgsl.workgroup value, got {array.type}", pos, parser.pos)
-    with parser.in_square_brackets():
-        index = parse_defined_operand(parser, "index")
-    return array, index
+def _verify_load(op: IRDLOperation) -> None:
+    array, index = op.operands
+    element = _array_element(op, array, index)
+    if op.results[0].type != element:
+        raise VerifyException(f"wgsl.load from a {array.type} gives {element}, not {op.results[0].type}")
 
 
-def _print_element(printer: Printer, array: SSAValue, index: SSAValue) -> None:
-    printer.print_string(" ")
-    printer.print_operand(array)
-    printer.print_string("[")
-    printer.print_operand(index)
-    printer.print_string("]")
+def _verify_store(op: IRDLOperation) -> None:
+    array, index, value = op.operands
+    if value.type != _array_element(op, array, index):
+        raise VerifyException(f"wgsl.store of {value.type} into a {array.type}")
 
 
-@irdl_op_definition
-class LoadOp(IRDLOperation):
-    """``%v = wgsl.load %p[%i] : f32``: ``p[i]``, from a storage buffer or a workgroup array. The index must be
-    in bounds (WGSL would clamp or zero an out-of-bounds read, so gated reads clamp their index first)."""
+_ELEMENTS = target_ops.IndexedAccess("array", ArrayType, "array", "a !wgsl.storage or !wgsl.workgroup", value="=")
+"""``%p[%i]``: both already defined, so their types are not repeated."""
 
-    name = "wgsl.load"
-
-    array = operand_def(ArrayType)
-    index = operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(MemoryReadEffect(), HasAncestor(EntryOp))
-
-    def __init__(self, array: SSAValue, index: SSAValue | Operation):
-        assert isinstance(array.type, ArrayType)
-        super().__init__(operands=[array, index], result_types=[array.type.element_type])
-
-    def verify_(self) -> None:
-        element = _array_element(self, self.array, self.index)
-        if self.result.type != element:
-            raise VerifyException(f"wgsl.load from a {self.array.type} gives {element}, not {self.result.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        array, index = _parse_element(parser)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(operands=[array, index], result_types=[t], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        _print_element(printer, self.array, self.index)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-
-@irdl_op_definition
-class StoreOp(IRDLOperation):
-    """``wgsl.store %p[%i] = %v``: ``p[i] = v;``."""
-
-    name = "wgsl.store"
-
-    array = operand_def(ArrayType)
-    index = operand_def(AnyAttr())
-    value = operand_def(AnyAttr())
-    traits = traits_def(MemoryWriteEffect(), HasAncestor(EntryOp))
-
-    def __init__(self, array: SSAValue, index: SSAValue | Operation, value: SSAValue | Operation):
-        super().__init__(operands=[array, index, value])
-
-    def verify_(self) -> None:
-        element = _array_element(self, self.array, self.index)
-        if self.value.type != element:
-            raise VerifyException(f"wgsl.store of {self.value.type} into a {self.array.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        array, index = _parse_element(parser)
-        assert isinstance(array.type, ArrayType)
-        parser.parse_punctuation("=")
-        value = parser.parse_operand(array.type.element_type)
-        attributes = parser.parse_optional_attr_dict()
-        return cls.create(operands=[array, index, value], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        _print_element(printer, self.array, self.index)
-        printer.print_string(" = ")
-        printer.print_operand(self.value)
-        printer.print_op_attributes(self.attributes)
+LoadOp, StoreOp = target_ops.make_access_ops(
+    "wgsl", IN_ENTRY, _ELEMENTS, verify_load=_verify_load, verify_store=_verify_store,
+    load_doc="""``%v = wgsl.load %p[%i] : f32``: ``p[i]``, from a storage buffer or a workgroup array. The index must be
+    in bounds (WGSL would clamp or zero an out-of-bounds read, so gated reads clamp their index first).""",
+    store_doc="""``wgsl.store %p[%i] = %v``: ``p[i] = v;``.""",
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -711,308 +444,93 @@ def binary_result_type(operator: str, lhs: Attribute) -> Attribute:
     return BOOL if BINARY_OPERATORS.get(operator) in (COMPARISON, EQUALITY, LOGICAL) else lhs
 
 
-@irdl_op_definition
-class LiteralOp(IRDLOperation):
-    """``%c = wgsl.literal 1.500000e+00 : f32`` (``1.5f``), ``wgsl.literal 64 : i32`` (``64i``),
+LiteralOp = target_ops.make_literal_op(
+    "wgsl", IN_ENTRY, check=_check_scalar,
+    doc="""``%c = wgsl.literal 1.500000e+00 : f32`` (``1.5f``), ``wgsl.literal 64 : i32`` (``64i``),
     ``wgsl.literal 7 : ui32`` (``7u``), ``wgsl.literal true``. Infinities and nan are allowed (the emitter
-    writes their bit patterns, ``bitcast<f32>(0x7f800000u)``); integers must fit their type."""
-
-    name = "wgsl.literal"
-
-    value = prop_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(Pure(), HasAncestor(EntryOp))
-
-    def __init__(self, value: IntegerAttr | FloatAttr):
-        super().__init__(properties={"value": value}, result_types=[value.type])
-
-    @classmethod
-    def of(cls, number: int | float | bool, t: Attribute) -> LiteralOp:
-        value = FloatAttr(float(number), t) if is_float(t) else IntegerAttr(int(number), t)  # type: ignore[arg-type]
-        return cls(value)
-
-    def verify_(self) -> None:
-        if not isinstance(self.value, IntegerAttr | FloatAttr):
-            raise VerifyException(f"wgsl.literal value must be an integer, float or boolean, got {self.value}")
-        _check_scalar(self.value.type, "wgsl.literal type")
-        if self.result.type != self.value.type:
-            raise VerifyException(f"wgsl.literal result type {self.result.type} must be {self.value.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LiteralOp:
-        pos = parser.pos
-        value = parser.parse_optional_builtin_int_or_float_attr()
-        if value is None:
-            parser.raise_error("expected a number or true/false after wgsl.literal", pos)
-        attributes = parser.parse_optional_attr_dict()
-        return cls.create(properties={"value": value}, result_types=[value.type], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
-        printer.print_op_attributes(self.attributes)
+    writes their bit patterns, ``bitcast<f32>(0x7f800000u)``); integers must fit their type.""",
+)  # fmt: skip
+UnaryOp = target_ops.make_unary_op(
+    "wgsl", IN_ENTRY, operators=UNARY_OPERATORS,
+    check_operand=lambda op, t: _check_scalar(t, f"operator '{op}' operand", UNARY_OPERATORS[op]),
+    doc="""``%r = wgsl.unary "-" %a : f32``: ``-a`` (i32, f32, f16), ``~a`` (i32, u32) or ``!a`` (bool).""",
+)  # fmt: skip
 
 
-@irdl_op_definition
-class UnaryOp(IRDLOperation):
-    """``%r = wgsl.unary "-" %a : f32``: ``-a`` (i32, f32, f16), ``~a`` (i32, u32) or ``!a`` (bool)."""
-
-    name = "wgsl.unary"
-
-    operator = prop_def(StringAttr)
-    operand = operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(Pure(), HasAncestor(EntryOp))
-
-    def __init__(self, operator: str, operand: SSAValue | Operation):
-        t = SSAValue.get(operand).type
-        super().__init__(operands=[operand], properties={"operator": StringAttr(operator)}, result_types=[t])
-
-    def verify_(self) -> None:
-        op, t = self.operator.data, self.operand.type
-        if op not in UNARY_OPERATORS:
-            raise VerifyException(f"unknown unary operator '{op}' (known: {' '.join(UNARY_OPERATORS)})")
-        _check_scalar(t, f"operator '{op}' operand", UNARY_OPERATORS[op])
-        if self.result.type != t:
-            raise VerifyException(f"wgsl.unary result type must be {t}, got {self.result.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> UnaryOp:
-        operator = parser.parse_str_literal()
-        operand = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(
-            operands=[parser.resolve_operand(operand, t)],
-            properties={"operator": StringAttr(operator)},
-            result_types=[t],
-            attributes=attributes,
+def _check_binary_operands(op: IRDLOperation, operator: str, t: Attribute) -> None:
+    _check_scalar(t, f"operator '{operator}' operand", binary_operand_allowed(operator))
+    expected, rhs = binary_operand_types(operator, t)[1], op.operands[1].type
+    if rhs != expected:
+        raise VerifyException(
+            f"{op.name} '{operator}' on {wgsl_name(t)} takes a {wgsl_name(expected)} right operand, "
+            f"got {wgsl_name(rhs)}"
         )
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.operator.data)
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.operand.type)
 
-
-@irdl_op_definition
-class BinaryOp(IRDLOperation):
-    """``%r = wgsl.binary "+" %a, %b : f32``: ``a + b``. The type after ``:`` is the left operand's; the right
+BinaryOp = target_ops.make_binary_op(
+    "wgsl", IN_ENTRY, operators=BINARY_OPERATORS, result_type=binary_result_type, operand_types=binary_operand_types,
+    check_operands=_check_binary_operands,
+    doc="""``%r = wgsl.binary "+" %a, %b : f32``: ``a + b``. The type after ``:`` is the left operand's; the right
     operand has the same type, except for shifts (``<<``, ``>>``), whose amount is a u32. Comparisons and
-    ``&&``/``||`` give bool."""
-
-    name = "wgsl.binary"
-
-    operator = prop_def(StringAttr)
-    lhs = operand_def(AnyAttr())
-    rhs = operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(Pure(), HasAncestor(EntryOp))
-
-    def __init__(self, operator: str, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        t = SSAValue.get(lhs).type
-        super().__init__(
-            operands=[lhs, rhs],
-            properties={"operator": StringAttr(operator)},
-            result_types=[binary_result_type(operator, t)],
-        )
-
-    def verify_(self) -> None:
-        op, t = self.operator.data, self.lhs.type
-        if op not in BINARY_OPERATORS:
-            raise VerifyException(f"unknown binary operator '{op}' (known: {' '.join(BINARY_OPERATORS)})")
-        _check_scalar(t, f"operator '{op}' operand", binary_operand_allowed(op))
-        expected = binary_operand_types(op, t)[1]
-        if self.rhs.type != expected:
-            raise VerifyException(
-                f"wgsl.binary '{op}' on {wgsl_name(t)} takes a {wgsl_name(expected)} right operand, "
-                f"got {wgsl_name(self.rhs.type)}"
-            )
-        if self.result.type != binary_result_type(op, t):
-            expected = binary_result_type(op, t)
-            raise VerifyException(f"wgsl.binary '{op}' on {t} gives {expected}, not {self.result.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> BinaryOp:
-        operator = parser.parse_str_literal()
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        lhs_type, rhs_type = binary_operand_types(operator, t)
-        return cls.create(
-            operands=[parser.resolve_operand(lhs, lhs_type), parser.resolve_operand(rhs, rhs_type)],
-            properties={"operator": StringAttr(operator)},
-            result_types=[binary_result_type(operator, t)],
-            attributes=attributes,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.operator.data)
-        printer.print_string(" ")
-        printer.print_list((self.lhs, self.rhs), printer.print_operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
-
-
-@irdl_op_definition
-class SelectOp(IRDLOperation):
-    """``%r = wgsl.select %c, %a, %b : f32``: ``c ? a : b``, which WGSL writes ``select(b, a, c)``."""
-
-    name = "wgsl.select"
-
-    cond = operand_def(i1)
-    lhs = operand_def(AnyAttr())
-    rhs = operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(Pure(), HasAncestor(EntryOp))
-
-    def __init__(self, cond: SSAValue | Operation, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        super().__init__(operands=[cond, lhs, rhs], result_types=[SSAValue.get(lhs).type])
-
-    def verify_(self) -> None:
-        t = self.lhs.type
-        _check_scalar(t, "wgsl.select operand")
-        if self.rhs.type != t or self.result.type != t:
-            raise VerifyException(f"wgsl.select operands and result must have one type, got {t}, {self.rhs.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SelectOp:
-        cond = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        operands = [parser.resolve_operand(cond, i1), parser.resolve_operand(lhs, t), parser.resolve_operand(rhs, t)]
-        return cls.create(operands=operands, result_types=[t], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-
-class _ConversionOp(IRDLOperation):
-    """``%r = wgsl.<op> %x : i32 -> f32``."""
-
-    input = operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(Pure(), HasAncestor(EntryOp))
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
-    def __init__(self, value: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[value], result_types=[result_type])
-
-
-@irdl_op_definition
-class ConvertOp(_ConversionOp):
-    """``%r = wgsl.convert %x : i32 -> f32``: WGSL's value conversion ``f32(x)`` between scalars: float to
+    ``&&``/``||`` give bool.""",
+)  # fmt: skip
+SelectOp = target_ops.make_select_op(
+    "wgsl", IN_ENTRY, check=_check_scalar,
+    doc="""``%r = wgsl.select %c, %a, %b : f32``: ``c ? a : b``, which WGSL writes ``select(b, a, c)``.""",
+)  # fmt: skip
+ConvertOp = target_ops.make_conversion_op(
+    "wgsl", "convert", IN_ENTRY, check=_check_scalar,
+    doc="""``%r = wgsl.convert %x : i32 -> f32``: WGSL's value conversion ``f32(x)`` between scalars: float to
     integer truncates toward zero and saturates (nan gives an unspecified value), i32 <-> u32 keeps the bits,
-    ``bool(x)`` is ``x != 0``, a bool converts to 0 or 1."""
-
-    name = "wgsl.convert"
-
-    def verify_(self) -> None:
-        _check_scalar(self.input.type, "wgsl.convert operand")
-        _check_scalar(self.result.type, "wgsl.convert result")
+    ``bool(x)`` is ``x != 0``, a bool converts to 0 or 1.""",
+)  # fmt: skip
 
 
-@irdl_op_definition
-class BitcastOp(_ConversionOp):
-    """``%r = wgsl.bitcast %x : f32 -> ui32``: ``bitcast<u32>(x)``, the same 32 bits read as another type."""
-
-    name = "wgsl.bitcast"
-
-    def verify_(self) -> None:
-        src, dst = self.input.type, self.result.type
-        for t, what in ((src, "operand"), (dst, "result")):
-            _check_scalar(t, f"wgsl.bitcast {what}", NUMBERS)
-        if bitwidth(src) != bitwidth(dst):
-            raise VerifyException(
-                f"wgsl.bitcast needs two scalars of one width, got {wgsl_name(src)} -> {wgsl_name(dst)}"
-            )
+def _check_same_width(op: IRDLOperation, src: Attribute, dst: Attribute) -> None:
+    if bitwidth(src) != bitwidth(dst):
+        raise VerifyException(f"{op.name} needs two scalars of one width, got {wgsl_name(src)} -> {wgsl_name(dst)}")
 
 
-@irdl_op_definition
-class CallOp(IRDLOperation):
-    """``%r = wgsl.call @exp(%x) : (f32) -> f32``: a call of a ``FUNCTIONS`` entry (all are pure), with exactly
-    its signature: a WGSL builtin or a ``kiln_*`` helper the emitter defines."""
+BitcastOp = target_ops.make_conversion_op(
+    "wgsl", "bitcast", IN_ENTRY, check=lambda t, what: _check_scalar(t, what, NUMBERS), check_pair=_check_same_width,
+    doc="""``%r = wgsl.bitcast %x : f32 -> ui32``: ``bitcast<u32>(x)``, the same 32 bits read as another type.""",
+)  # fmt: skip
 
-    name = "wgsl.call"
 
-    callee = prop_def(StringAttr)
-    args = var_operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(Pure(), HasAncestor(EntryOp))
+def _call_result(callee: str, arg_types: Sequence[Attribute]) -> Attribute:
+    f = find_function(callee, arg_types)
+    if f is None:
+        raise ValueError(f"no WGSL function {callee} for these operand types")
+    return f.result
 
-    def __init__(self, callee: str, args: Sequence[SSAValue | Operation]):
-        f = find_function(callee, [SSAValue.get(a).type for a in args])
-        if f is None:
-            raise ValueError(f"no WGSL function {callee} for these operand types")
-        super().__init__(operands=[list(args)], properties={"callee": StringAttr(callee)}, result_types=[f.result])
 
-    @property
-    def function(self) -> Function:
-        f = find_function(self.callee.data, [a.type for a in self.args])
-        assert f is not None, "a verified wgsl.call names a known function"
-        return f
+def _called_function(op: IRDLOperation) -> Function:
+    f = find_function(op.callee.data, [a.type for a in op.operands])  # type: ignore[attr-defined]
+    assert f is not None, "a verified wgsl.call names a known function"
+    return f
 
-    def verify_(self) -> None:
-        name = self.callee.data
-        types = [a.type for a in self.args]
-        f = find_function(name, types)
-        if f is None:
-            known = [FunctionType.from_lists(g.params, [g.result]) for g in FUNCTIONS.values() if g.name == name]
-            if not known:
-                raise VerifyException(f"wgsl.call of unknown function '{name}' (not in the wgsl function table)")
-            raise VerifyException(
-                f"wgsl.call @{name} takes ({', '.join(map(wgsl_name, types))}), but {name} is "
-                + " or ".join(map(str, known))
-            )
-        if self.result.type != f.result:
-            raise VerifyException(f"wgsl.call @{name} gives {f.result}, not {self.result.type}")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> CallOp:
-        callee = parser.parse_symbol_name()
-        args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        t = parser.parse_function_type()
-        if len(t.inputs) != len(args) or len(t.outputs) != 1:
-            parser.raise_error(
-                f"expected a function type of {len(args)} inputs and one result, got {t}", pos, parser.pos
-            )
-        return cls.create(
-            operands=[parser.resolve_operand(a, ty) for a, ty in zip(args, t.inputs.data)],
-            properties={"callee": callee},
-            result_types=[t.outputs.data[0]],
-            attributes=attributes,
+def _verify_call(op: IRDLOperation) -> None:
+    name = op.callee.data  # type: ignore[attr-defined]
+    types = [a.type for a in op.operands]
+    f = find_function(name, types)
+    if f is None:
+        known = [FunctionType.from_lists(g.params, [g.result]) for g in FUNCTIONS.values() if g.name == name]
+        if not known:
+            raise VerifyException(f"wgsl.call of unknown function '{name}' (not in the wgsl function table)")
+        raise VerifyException(
+            f"wgsl.call @{name} takes ({', '.join(map(wgsl_name, types))}), but {name} is "
+            + " or ".join(map(str, known))
         )
+    if op.results[0].type != f.result:
+        raise VerifyException(f"wgsl.call @{name} gives {f.result}, not {op.results[0].type}")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.callee.data)
-        with printer.in_parens():
-            printer.print_list(self.args, printer.print_operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(FunctionType.from_lists([a.type for a in self.args], [self.result.type]))
+
+CallOp = target_ops.make_call_op(
+    "wgsl", IN_ENTRY, result_of=_call_result, verify=_verify_call, function=_called_function,
+    doc="""``%r = wgsl.call @exp(%x) : (f32) -> f32``: a call of a ``FUNCTIONS`` entry (all are pure), with exactly
+    its signature: a WGSL builtin or a ``kiln_*`` helper the emitter defines.""",
+)  # fmt: skip
 
 
 EXPRESSION_OPS = (LiteralOp, UnaryOp, BinaryOp, SelectOp, ConvertOp, BitcastOp, CallOp, LoadOp, ReadOp, BuiltinOp)
@@ -1040,3 +558,4 @@ __all__ = [
     "find_function",
     "wgsl_name",
 ]
+
