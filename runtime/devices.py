@@ -25,6 +25,7 @@ The device then loads the kernels from the spec (with its toolchain's own cache)
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -85,12 +86,20 @@ class Device(ABC):
 
     @property
     def pipeline(self) -> str:
-        """The pass-pipeline text that lowers a graph module for this device."""
+        """The pass-pipeline text that lowers a graph module for this device; ``KILN_BEAM=N`` makes
+        kernel-optimize search (beam width N, results in the tuning database) instead of using the heuristic."""
         from kiln.registry import PIPELINES
 
         if self.name not in LOWERINGS:
             raise KilnError(f"device '{self.name}' does not compile through a pipeline")
-        return PIPELINES[LOWERINGS[self.name][0]]
+        text = PIPELINES[LOWERINGS[self.name][0]]
+        beam = os.environ.get("KILN_BEAM", "")
+        if beam:
+            if not beam.isdigit() or int(beam) < 1:
+                raise KilnError(f"KILN_BEAM must be a positive beam width, got '{beam}'")
+            plain = f"kernel-optimize{{target={self.name}}}"
+            text = text.replace(plain, f"kernel-optimize{{target={self.name} search=beam beam-width={beam}}}")
+        return text
 
     def cache_key(self, module_text: str, function_name: str) -> tuple[str, ...]:
         """Everything that changes the compiled program of ``function_name`` in ``module_text``."""
