@@ -32,7 +32,6 @@ from xdsl.irdl import (
     VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
-    opt_operand_def,
     opt_prop_def,
     operand_def,
     prop_def,
@@ -47,8 +46,6 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     MemoryAllocEffect,
-    MemoryReadEffect,
-    MemoryWriteEffect,
     NoTerminator,
     Pure,
     SymbolOpInterface,
@@ -65,8 +62,9 @@ from kiln.dialects.alu import (
     make_alu_ops,
     make_const_op,
     make_conversion_ops,
-    parse_defined_operand,
+    print_function,
 )
+from kiln.dialects.target_ops import IndexedAccess, make_access_ops
 from kiln.dialects.types import BufferType, TensorType, check_declared, declared_dims
 
 # ---------------------------------------------------------------------------------------------
@@ -208,13 +206,7 @@ class KernelOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        with printer.in_parens():
-            printer.print_list(self.args, printer.print_block_argument)
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        print_function(printer, self, self.sym_name.data, self.args, self.body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -318,118 +310,36 @@ def _verify_access(op: Operation, buffer: SSAValue, index: SSAValue, gate: SSAVa
     return buffer.type
 
 
-def _parse_buffer_and_index(parser: Parser) -> tuple[SSAValue, SSAValue]:
-    """``%buf[%idx]``: the buffer must be defined already (a kernel argument), its type is not repeated."""
-    pos = parser.pos
-    buf = parse_defined_operand(parser, "buffer")
-    if not isinstance(buf.type, BufferType):
-        parser.raise_error(f"expected a !kernel.buffer value, got {buf.type}", pos, parser.pos)
-    with parser.in_square_brackets():
-        index = parser.parse_operand(IndexType())
-    return buf, index
-
-
-def _print_buffer_and_index(printer: Printer, buf: SSAValue, index: SSAValue) -> None:
-    printer.print_string(" ")
-    printer.print_operand(buf)
-    printer.print_string("[")
-    printer.print_operand(index)
-    printer.print_string("]")
-
-
-@irdl_op_definition
-class LoadOp(IRDLOperation):
-    """``%v = kernel.load %buf[%i] : f32``: element ``%i`` (a linear row-major index) of a buffer argument.
-    Gated: ``kernel.load %buf[%i], %valid : f32`` reads nothing and gives 0 where ``%valid`` is false."""
-
-    name = "kernel.load"
-
-    buffer = operand_def(BufferType)
-    index = operand_def(AnyAttr())
-    gate = opt_operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(MemoryReadEffect(), HasParent(KernelOp))
-
-    def __init__(self, buffer: SSAValue, index: SSAValue | Operation, gate: SSAValue | Operation | None = None):
-        assert isinstance(buffer.type, BufferType)
-        super().__init__(
-            operands=[buffer, index, [gate] if gate is not None else []], result_types=[buffer.type.element_type]
+def _verify_load(op: IRDLOperation) -> None:
+    buffer, index, *gate = op.operands
+    expected = _verify_access(op, buffer, index, gate[0] if gate else None).element_type
+    if op.results[0].type != expected:
+        raise VerifyException(
+            f"kernel.load result type {op.results[0].type} must be the buffer's element type {expected}"
         )
 
-    def verify_(self) -> None:
-        expected = _verify_access(self, self.buffer, self.index, self.gate).element_type
-        if self.result.type != expected:
-            raise VerifyException(
-                f"kernel.load result type {self.result.type} must be the buffer's element type {expected}"
-            )
 
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        buf, index = _parse_buffer_and_index(parser)
-        gate = [parser.parse_operand(i1)] if parser.parse_optional_punctuation(",") else []
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(operands=[buf, index, *gate], result_types=[t], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        _print_buffer_and_index(printer, self.buffer, self.index)
-        if self.gate is not None:
-            printer.print_string(", ")
-            printer.print_operand(self.gate)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+def _verify_store(op: IRDLOperation) -> None:
+    buffer, index, value, *gate = op.operands
+    expected = _verify_access(op, buffer, index, gate[0] if gate else None).element_type
+    if value.type != expected:
+        raise VerifyException(f"kernel.store value type {value.type} must be the buffer's element type {expected}")
 
 
-@irdl_op_definition
-class StoreOp(IRDLOperation):
-    """``kernel.store %buf[%i], %v``: write ``%v`` (of the buffer's element type) to element ``%i``, once
+_ELEMENTS = IndexedAccess(
+    "buffer", BufferType, "buffer", "a !kernel.buffer", index_type=IndexType(), gate=",", gated=("load", "store")
+)
+"""``%buf[%idx]``: the buffer must be defined already (a kernel argument), its type is not repeated; a gate
+follows after a comma."""
+
+LoadOp, StoreOp = make_access_ops(
+    "kernel", HasParent(KernelOp), _ELEMENTS, verify_load=_verify_load, verify_store=_verify_store,
+    load_doc="""``%v = kernel.load %buf[%i] : f32``: element ``%i`` (a linear row-major index) of a buffer argument.
+    Gated: ``kernel.load %buf[%i], %valid : f32`` reads nothing and gives 0 where ``%valid`` is false.""",
+    store_doc="""``kernel.store %buf[%i], %v``: write ``%v`` (of the buffer's element type) to element ``%i``, once
     per point of the ranges the operands depend on. Gated: ``kernel.store %buf[%i], %v, %valid`` writes
-    only where ``%valid`` is true."""
-
-    name = "kernel.store"
-
-    buffer = operand_def(BufferType)
-    index = operand_def(AnyAttr())
-    value = operand_def(AnyAttr())
-    gate = opt_operand_def(AnyAttr())
-    traits = traits_def(MemoryWriteEffect(), HasParent(KernelOp))
-
-    def __init__(
-        self,
-        buffer: SSAValue,
-        index: SSAValue | Operation,
-        value: SSAValue | Operation,
-        gate: SSAValue | Operation | None = None,
-    ):
-        super().__init__(operands=[buffer, index, value, [gate] if gate is not None else []])
-
-    def verify_(self) -> None:
-        expected = _verify_access(self, self.buffer, self.index, self.gate).element_type
-        if self.value.type != expected:
-            raise VerifyException(
-                f"kernel.store value type {self.value.type} must be the buffer's element type {expected}"
-            )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        buf, index = _parse_buffer_and_index(parser)
-        assert isinstance(buf.type, BufferType)
-        parser.parse_punctuation(",")
-        value = parser.parse_operand(buf.type.element_type)
-        gate = [parser.parse_operand(i1)] if parser.parse_optional_punctuation(",") else []
-        attributes = parser.parse_optional_attr_dict()
-        return cls.create(operands=[buf, index, value, *gate], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        _print_buffer_and_index(printer, self.buffer, self.index)
-        printer.print_string(", ")
-        printer.print_operand(self.value)
-        if self.gate is not None:
-            printer.print_string(", ")
-            printer.print_operand(self.gate)
-        printer.print_op_attributes(self.attributes)
+    only where ``%valid`` is true.""",
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,7 +22,6 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
-    opt_operand_def,
     prop_def,
     region_def,
     result_def,
@@ -31,16 +30,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import (
-    HasParent,
-    IsolatedFromAbove,
-    MemoryAllocEffect,
-    MemoryReadEffect,
-    MemoryWriteEffect,
-    NoTerminator,
-    Pure,
-    SymbolOpInterface,
-)
+from xdsl.traits import HasParent, IsolatedFromAbove, MemoryAllocEffect, NoTerminator, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from kiln.dialects.alu import (
@@ -55,8 +45,9 @@ from kiln.dialects.alu import (
     make_alu_ops,
     make_const_op,
     make_conversion_ops,
-    parse_defined_operand,
+    print_operands_and_type,
 )
+from kiln.dialects.target_ops import IndexedAccess, make_access_ops, make_cell_ops, make_cell_type
 from kiln.dialects.types import is_dtype
 
 # ---------------------------------------------------------------------------------------------
@@ -105,27 +96,15 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"!uop.ptr address space must be global or local, got '{self.space.data}'")
 
 
-@irdl_attr_definition
-class AccType(ParametrizedAttribute, TypeAttribute):
+AccType = make_cell_type(
+    "uop",
+    "acc",
+    lambda t, what: check_value_type(t, True, what),
     """An accumulator register holding a value of type T: ``!uop.acc<f32>``, ``!uop.acc<vector<4xf32>>``.
     Unlike SSA values it is updated in place (``uop.acc_set``), so it carries a reduction across loop
-    iterations."""
-
-    name = "uop.acc"
-
-    value_type: Attribute
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (parser.parse_type(),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.value_type)
-
-    def verify(self) -> None:
-        check_value_type(self.value_type, True, "!uop.acc value type")
+    iterations.""",
+    "AccType",
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -440,120 +419,32 @@ def _check_pointer_access(op: Operation, ptr: SSAValue, index: SSAValue, gate: S
         )
 
 
-def _parse_pointer_and_index(parser: Parser) -> tuple[SSAValue, SSAValue]:
-    """``%p[%i]``: the pointer must be defined already; its type is not repeated."""
-    pos = parser.pos
-    ptr = parse_defined_operand(parser, "pointer")
-    if not isinstance(ptr.type, PtrType):
-        parser.raise_error(f"expected a !uop.ptr value, got {ptr.type}", pos, parser.pos)
-    with parser.in_square_brackets():
-        index = parser.parse_operand(IndexType())
-    return ptr, index
+def _verify_load(op: IRDLOperation) -> None:
+    ptr, index, *gate = op.operands
+    _check_pointer_access(op, ptr, index, gate[0] if gate else None, op.results[0].type)
 
 
-def _print_pointer_and_index(printer: Printer, ptr: SSAValue, index: SSAValue) -> None:
-    printer.print_string(" ")
-    printer.print_operand(ptr)
-    printer.print_string("[")
-    printer.print_operand(index)
-    printer.print_string("]")
+def _verify_store(op: IRDLOperation) -> None:
+    ptr, index, value, *gate = op.operands
+    _check_pointer_access(op, ptr, index, gate[0] if gate else None, value.type)
 
 
-@irdl_op_definition
-class LoadOp(IRDLOperation):
-    """``%v = uop.load %p[%i] : f32``: element ``%i`` of the pointer. With a vector result type
+_ELEMENTS = IndexedAccess(
+    "ptr", PtrType, "pointer", "a !uop.ptr", index_type=IndexType(), gate=",", gated=("load", "store"),
+    vector_store=is_vector,
+)  # fmt: skip
+"""``%p[%i]``: the pointer must be defined already; its type is not repeated. A gate follows after a comma; a
+stored vector value is followed by its type."""
+
+LoadOp, StoreOp = make_access_ops(
+    "uop", HasParent(UopKernelOp), _ELEMENTS, verify_load=_verify_load, verify_store=_verify_store,
+    load_doc="""``%v = uop.load %p[%i] : f32``: element ``%i`` of the pointer. With a vector result type
     (``: vector<4xf32>``) it loads the N consecutive elements starting at ``%i``. Gated:
-    ``uop.load %p[%i], %g : f32`` reads nothing and gives 0 where ``%g`` is false."""
-
-    name = "uop.load"
-
-    ptr = operand_def(PtrType)
-    index = operand_def(AnyAttr())
-    gate = opt_operand_def(AnyAttr())
-    result = result_def(AnyAttr())
-    traits = traits_def(MemoryReadEffect(), HasParent(UopKernelOp))
-
-    def __init__(
-        self,
-        ptr: SSAValue,
-        index: SSAValue | Operation,
-        gate: SSAValue | Operation | None = None,
-        result_type: Attribute | None = None,
-    ):
-        assert isinstance(ptr.type, PtrType)
-        t = result_type if result_type is not None else ptr.type.element_type
-        super().__init__(operands=[ptr, index, [gate] if gate is not None else []], result_types=[t])
-
-    def verify_(self) -> None:
-        _check_pointer_access(self, self.ptr, self.index, self.gate, self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        ptr, index = _parse_pointer_and_index(parser)
-        gate = [parser.parse_operand(i1)] if parser.parse_optional_punctuation(",") else []
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(operands=[ptr, index, *gate], result_types=[t], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        _print_pointer_and_index(printer, self.ptr, self.index)
-        if self.gate is not None:
-            printer.print_string(", ")
-            printer.print_operand(self.gate)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-
-@irdl_op_definition
-class StoreOp(IRDLOperation):
-    """``uop.store %p[%i], %v``: write ``%v`` to element ``%i``; a vector value (printed with its type,
+    ``uop.load %p[%i], %g : f32`` reads nothing and gives 0 where ``%g`` is false.""",
+    store_doc="""``uop.store %p[%i], %v``: write ``%v`` to element ``%i``; a vector value (printed with its type,
     ``uop.store %p[%i], %v : vector<4xf32>``) writes N consecutive elements. Gated:
-    ``uop.store %p[%i], %v, %g`` writes only where ``%g`` is true."""
-
-    name = "uop.store"
-
-    ptr = operand_def(PtrType)
-    index = operand_def(AnyAttr())
-    value = operand_def(AnyAttr())
-    gate = opt_operand_def(AnyAttr())
-    traits = traits_def(MemoryWriteEffect(), HasParent(UopKernelOp))
-
-    def __init__(
-        self,
-        ptr: SSAValue,
-        index: SSAValue | Operation,
-        value: SSAValue | Operation,
-        gate: SSAValue | Operation | None = None,
-    ):
-        super().__init__(operands=[ptr, index, value, [gate] if gate is not None else []])
-
-    def verify_(self) -> None:
-        _check_pointer_access(self, self.ptr, self.index, self.gate, self.value.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        ptr, index = _parse_pointer_and_index(parser)
-        assert isinstance(ptr.type, PtrType)
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        gate = [parser.parse_operand(i1)] if parser.parse_optional_punctuation(",") else []
-        attributes = parser.parse_optional_attr_dict()
-        t = parser.parse_type() if parser.parse_optional_punctuation(":") else ptr.type.element_type
-        return cls.create(operands=[ptr, index, parser.resolve_operand(value, t), *gate], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        _print_pointer_and_index(printer, self.ptr, self.index)
-        printer.print_string(", ")
-        printer.print_operand(self.value)
-        if self.gate is not None:
-            printer.print_string(", ")
-            printer.print_operand(self.gate)
-        printer.print_op_attributes(self.attributes)
-        if is_vector(self.value.type):
-            printer.print_string(" : ")
-            printer.print_attribute(self.value.type)
+    ``uop.store %p[%i], %v, %g`` writes only where ``%g`` is true.""",
+)  # fmt: skip
 
 
 @irdl_op_definition
@@ -596,112 +487,18 @@ class DefineLocalOp(IRDLOperation):
 # accumulators
 
 
-@irdl_op_definition
-class DefineAccOp(IRDLOperation):
-    """``%acc = uop.define_acc %init : f32``: a new accumulator (``!uop.acc<f32>``) holding ``%init``."""
-
-    name = "uop.define_acc"
-
-    init = operand_def(AnyAttr())
-    result = result_def(AccType)
-    traits = traits_def(MemoryAllocEffect(), HasParent(UopKernelOp))
-
-    def __init__(self, init: SSAValue | Operation):
-        super().__init__(operands=[init], result_types=[AccType(SSAValue.get(init).type)])
-
-    def verify_(self) -> None:
-        t = self.result.type
-        assert isinstance(t, AccType)
-        if t.value_type != self.init.type:
-            raise VerifyException(f"uop.define_acc of {self.init.type} must produce !uop.acc<{self.init.type}>, got {t}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> DefineAccOp:
-        init = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(operands=[parser.resolve_operand(init, t)], result_types=[AccType(t)], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.init)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.init.type)
-
-
-@irdl_op_definition
-class AccGetOp(IRDLOperation):
-    """``%v = uop.acc_get %acc : f32``: the value the accumulator holds now."""
-
-    name = "uop.acc_get"
-
-    acc = operand_def(AccType)
-    result = result_def(AnyAttr())
-    traits = traits_def(MemoryReadEffect(), HasParent(UopKernelOp))
-
-    def __init__(self, acc: SSAValue | Operation):
-        t = SSAValue.get(acc).type
-        assert isinstance(t, AccType)
-        super().__init__(operands=[acc], result_types=[t.value_type])
-
-    def verify_(self) -> None:
-        t = self.acc.type
-        assert isinstance(t, AccType)
-        if self.result.type != t.value_type:
-            raise VerifyException(f"uop.acc_get result type {self.result.type} must be {t.value_type} (the acc is {t})")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AccGetOp:
-        acc = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create(operands=[parser.resolve_operand(acc, AccType(t))], result_types=[t], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.acc)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-
-@irdl_op_definition
-class AccSetOp(IRDLOperation):
-    """``uop.acc_set %acc, %v``: make the accumulator hold ``%v`` (of its value type) from now on."""
-
-    name = "uop.acc_set"
-
-    acc = operand_def(AccType)
-    value = operand_def(AnyAttr())
-    traits = traits_def(MemoryWriteEffect(), HasParent(UopKernelOp))
-
-    def __init__(self, acc: SSAValue | Operation, value: SSAValue | Operation):
-        super().__init__(operands=[acc, value])
-
-    def verify_(self) -> None:
-        t = self.acc.type
-        assert isinstance(t, AccType)
-        if self.value.type != t.value_type:
-            raise VerifyException(f"uop.acc_set value type {self.value.type} must be {t.value_type} (the acc is {t})")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AccSetOp:
-        pos = parser.pos
-        acc = parse_defined_operand(parser, "accumulator")
-        if not isinstance(acc.type, AccType):
-            parser.raise_error(f"expected a !uop.acc value, got {acc.type}", pos, parser.pos)
-        parser.parse_punctuation(",")
-        value = parser.parse_operand(acc.type.value_type)
-        attributes = parser.parse_optional_attr_dict()
-        return cls.create(operands=[acc, value], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.acc, self.value), printer.print_operand)
-        printer.print_op_attributes(self.attributes)
+DefineAccOp, AccGetOp, AccSetOp = make_cell_ops(
+    "uop", HasParent(UopKernelOp), AccType, operand="acc", role="accumulator", separator=", ",
+    init=("define_acc", "``%acc = uop.define_acc %init : f32``: a new accumulator (``!uop.acc<f32>``) holding "
+          "``%init``."),
+    read=("acc_get", "``%v = uop.acc_get %acc : f32``: the value the accumulator holds now."),
+    write=("acc_set", "``uop.acc_set %acc, %v``: make the accumulator hold ``%v`` (of its value type) from now on."),
+    mismatch={
+        "init": "{op} of {init} must produce !{cell}<{init}>, got {result}",
+        "read": "{op} result type {result} must be {held} (the acc is {cell})",
+        "write": "{op} value type {value} must be {held} (the acc is {cell})",
+    },
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -744,11 +541,7 @@ class VectorizeOp(IRDLOperation):
         return cls.create(operands=operands, result_types=[t], attributes=attributes)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.elements, printer.print_operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_operands_and_type(printer, self, self.elements, self.result.type)
 
 
 @irdl_op_definition
