@@ -26,17 +26,16 @@ behaviour (docs/dialects/cstyle.md has the table):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from kiln.dialects import cstyle, uop
 from kiln.dialects.alu import ALU_OPS, AluOp, element_type, lanes
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
+from kiln.lowering.uop_to_target import KernelConverter
 from kiln.tools.diagnostics import error_at
 
 I1, I32, I64, UI32, UI64, F32, F64 = (DTYPES[n] for n in ("i1", "i32", "i64", "ui32", "ui64", "f32", "f64"))
@@ -78,17 +77,12 @@ class ConvertUopToCStyle(ModulePass):
             Rewriter.replace_op(kernel, _KernelConverter(kernel).convert())
 
 
-class _KernelConverter:
-    """Converts one kernel: walks its ops in order, keeping the block being filled and each value's C lanes."""
+class _KernelConverter(KernelConverter):
+    """Converts one kernel into a ``cstyle.func``."""
 
-    def __init__(self, kernel: uop.UopKernelOp):
-        self.kernel = kernel
-        self.lanes: dict[SSAValue, list[SSAValue]] = {}
-        """uop value -> its cstyle values, one per lane (one for a scalar; the variables for an accumulator)."""
-        self.blocks: list[Block] = []
-        """The blocks being filled: the function body, then one per open range/if bracket (innermost last)."""
-        self.current: Operation | None = None
-        """The uop op being converted: the new cstyle ops take over its location."""
+    FOR, IF, CELL = cstyle.ForOp, cstyle.IfOp, (cstyle.DeclOp, cstyle.ReadOp, cstyle.AssignOp)
+    LITERAL, UNARY, BINARY = cstyle.LiteralOp, cstyle.UnaryOp, cstyle.BinaryOp
+    SELECT, CALL = cstyle.SelectOp, cstyle.CallOp
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -105,10 +99,7 @@ class _KernelConverter:
             arg.name_hint = p.result.name_hint or f"p{p.index.value.data}"
         for name, arg in zip(CORE_PARAMS, args[len(params) :]):
             arg.name_hint = name
-        self.blocks.append(func.body.block)
-        for op in self.kernel.body.block.ops:
-            self.current = op
-            self._convert_op(op)
+        self._convert_body(func.body.block)
         return func
 
     def _param_type(self, p: uop.ParamOp, stored: bool) -> Attribute:
@@ -117,51 +108,23 @@ class _KernelConverter:
             return cstyle.PtrType(t.element_type, const=not stored, restrict=True)
         return c_type(t)
 
-    @property
-    def block(self) -> Block:
-        return self.blocks[-1]
-
-    def _convert_op(self, op: Operation) -> None:
+    def _convert_target_op(self, op: Operation) -> None:
         match op:
-            case uop.ParamOp():
-                pass  # a block argument of the function already
             case uop.SpecialOp():
                 self._special(op)
-            case uop.RangeOp():
-                loop = self._add(cstyle.ForOp(self._scalar(op.lo), self._scalar(op.hi)))
-                loop.counter.name_hint = op.result.name_hint
-                self.lanes[op.result] = [loop.counter]
-                self.blocks.append(loop.body.block)
-            case uop.IfOp():
-                branch = self._add(cstyle.IfOp(self._scalar(op.cond)))
-                self.blocks.append(branch.body.block)
-            case uop.EndOp() | uop.EndIfOp():
-                self.blocks.pop()  # the uop verifier guarantees it closes the innermost bracket
             case uop.LoadOp():
                 self._load(op)
             case uop.StoreOp():
                 self._store(op)
-            case uop.DefineAccOp():
-                self._define(op, [self._add(cstyle.DeclOp(v)).result for v in self.lanes[op.init]])
-            case uop.AccGetOp():
-                self._define(op, [self._add(cstyle.ReadOp(var)).result for var in self.lanes[op.acc]])
-            case uop.AccSetOp():
-                for var, value in zip(self.lanes[op.acc], self.lanes[op.value], strict=True):
-                    self._add(cstyle.AssignOp(var, value))
-            case uop.VectorizeOp():
-                self._define(op, [self._scalar(e) for e in op.elements])
-            case uop.ExtractOp():
-                self._define(op, [self.lanes[op.vector][op.lane.value.data]])
             case uop.ConstOp():
-                self._const(op)
+                t = c_type(element_type(op.result.type))
+                self._define(op, [self._constant(n, t) for n in self._const_numbers(op)])
             case uop.CastOp():
                 src, dst = c_type(element_type(op.input.type)), c_type(element_type(op.result.type))
                 self._define(op, [self._convert(x, src, dst) for x in self.lanes[op.input]])
             case uop.BitcastOp():
                 dst = element_type(op.result.type)
                 self._define(op, [self._bitcast(x, dst) for x in self.lanes[op.input]])
-            case AluOp():
-                self._alu_op(op)
             case uop.DefineLocalOp() | uop.BarrierOp() | uop.WmmaOp():
                 raise error_at(op, f"{op.name} needs a GPU workgroup; the C target runs a kernel on CPU threads")
             case _:
@@ -183,12 +146,9 @@ class _KernelConverter:
 
     def _store(self, op: uop.StoreOp) -> None:
         ptr, index = self._scalar(op.ptr), self._scalar(op.index)
-        if op.gate is not None:
-            self.blocks.append(self._add(cstyle.IfOp(self._scalar(op.gate))).body.block)
-        for idx, value in zip(self._lane_indices(index, op.value.type), self.lanes[op.value], strict=True):
-            self._add(cstyle.StoreOp(ptr, idx, value))
-        if op.gate is not None:
-            self.blocks.pop()
+        with self._only_where(op.gate):
+            for idx, value in zip(self._lane_indices(index, op.value.type), self.lanes[op.value], strict=True):
+                self._add(cstyle.StoreOp(ptr, idx, value))
 
     def _lane_indices(self, index: SSAValue, value_type: Attribute) -> list[SSAValue]:
         """The element index of each lane: a vector access touches consecutive elements."""
@@ -197,53 +157,6 @@ class _KernelConverter:
             start = base.value.value.data
             return [index] + [self._literal(start + k, I64) for k in range(1, lanes(value_type))]
         return [index] + [self._binary("+", index, self._literal(k, I64)) for k in range(1, lanes(value_type))]
-
-    def _const(self, op: uop.ConstOp) -> None:
-        value = op.value
-        t = c_type(element_type(op.result.type))
-        if isinstance(value, DenseIntOrFPElementsAttr):
-            numbers = list(value.get_values())
-        else:
-            numbers = [value.value.data]  # type: ignore[union-attr]
-        if len(numbers) == 1:
-            numbers = numbers * lanes(op.result.type)
-        self._define(op, [self._constant(n, t) for n in numbers])
-
-    # -- bookkeeping ----------------------------------------------------------------------------
-
-    def _add(self, new: Operation) -> Operation:
-        """Append ``new`` to the block being filled, located where the uop op being converted is."""
-        if self.current is not None:
-            new.location = self.current.location
-        self.block.add_op(new)
-        return new
-
-    def _define(self, op: Operation, values: Sequence[SSAValue]) -> None:
-        """Record the lanes of ``op``'s result, passing its name on to the values."""
-        hint = op.results[0].name_hint
-        for v in values:
-            if hint and v.name_hint is None:
-                v.name_hint = hint
-        self.lanes[op.results[0]] = list(values)
-
-    def _scalar(self, value: SSAValue) -> SSAValue:
-        (v,) = self.lanes[value]
-        return v
-
-    def _literal(self, number: int | float | bool, t: Attribute) -> SSAValue:
-        return self._add(cstyle.LiteralOp.of(number, t)).result
-
-    def _binary(self, operator: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(cstyle.BinaryOp(operator, a, b)).result
-
-    def _unary(self, operator: str, a: SSAValue) -> SSAValue:
-        return self._add(cstyle.UnaryOp(operator, a)).result
-
-    def _select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(cstyle.SelectOp(c, a, b)).result
-
-    def _call(self, name: str, *args: SSAValue) -> SSAValue:
-        return self._add(cstyle.CallOp(name, args)).result
 
     def _cast(self, x: SSAValue, t: Attribute) -> SSAValue:
         """A C conversion, left out when ``x`` already has type ``t``."""
@@ -281,11 +194,6 @@ class _KernelConverter:
         return self._add(cstyle.BitcastOp(x, dst)).result
 
     # -- ALU ------------------------------------------------------------------------------------
-
-    def _alu_op(self, op: AluOp) -> None:
-        kind, t = op.alu_kind, element_type(op.value_operands[0].type)
-        per_operand = [self.lanes[v] for v in op.operands]
-        self._define(op, [self._alu(op, kind, t, list(xs)) for xs in zip(*per_operand, strict=True)])
 
     def _alu(self, op: AluOp, kind: str, t: Attribute, xs: list[SSAValue]) -> SSAValue:
         """One lane of an ALU op on operand type ``t`` (a uop type: ``index`` is told apart from i64)."""

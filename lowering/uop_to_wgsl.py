@@ -34,12 +34,11 @@ removes them first; meeting one is a located error that says so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, IndexType, IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -48,6 +47,7 @@ from kiln.dialects import uop, wgsl
 from kiln.dialects.alu import AluOp, element_type, lanes
 from kiln.dialects.types import DTYPES, dtype_name, itemsize
 from kiln.dialects.wgsl import BOOL, F16, FLOATS, I32, U32
+from kiln.lowering.uop_to_target import KernelConverter
 from kiln.targets.description import TargetDescription
 from kiln.targets.wgsl.description import DEFAULT_LIMITS, describe_limits
 from kiln.targets.wgsl.toolchain import OPTIONAL_FEATURES
@@ -94,18 +94,15 @@ class ConvertUopToWGSL(ModulePass):
             Rewriter.replace_op(kernel, _KernelConverter(kernel, target).convert())
 
 
-class _KernelConverter:
-    """Converts one kernel: walks its ops in order, keeping the block being filled and each value's WGSL lanes."""
+class _KernelConverter(KernelConverter):
+    """Converts one kernel into a ``wgsl.entry``."""
+
+    FOR, IF, CELL = wgsl.ForOp, wgsl.IfOp, (wgsl.VarOp, wgsl.ReadOp, wgsl.AssignOp)
+    LITERAL, UNARY, BINARY, SELECT, CALL = wgsl.LiteralOp, wgsl.UnaryOp, wgsl.BinaryOp, wgsl.SelectOp, wgsl.CallOp
 
     def __init__(self, kernel: uop.UopKernelOp, target: TargetDescription):
-        self.kernel = kernel
+        super().__init__(kernel)
         self.target = target
-        self.lanes: dict[SSAValue, list[SSAValue]] = {}
-        """uop value -> its wgsl values, one per lane (one for a scalar; the vars for an accumulator)."""
-        self.blocks: list[Block] = []
-        """Open brackets: the blocks being filled, innermost last (the entry body first)."""
-        self.current: Operation | None = None
-        """The uop op being converted: the location and name the new wgsl ops take over."""
         self.workgroup_bytes = 0
 
     # -- structure ----------------------------------------------------------------------------
@@ -119,10 +116,7 @@ class _KernelConverter:
         for p, arg, default in zip(params, entry.params, self._param_names(len(entry.buffers), len(params))):
             self.lanes[p.result] = [arg]
             arg.name_hint = p.result.name_hint or default
-        self.blocks.append(entry.body.block)
-        for op in self.kernel.body.block.ops:
-            self.current = op
-            self._convert_op(op)
+        self._convert_body(entry.body.block)
         return entry
 
     def _params(self) -> list[uop.ParamOp]:
@@ -167,25 +161,10 @@ class _KernelConverter:
             )
         return [s.value.data for s in sizes]  # type: ignore[union-attr]
 
-    @property
-    def block(self) -> Block:
-        return self.blocks[-1]
-
-    def _convert_op(self, op: Operation) -> None:
+    def _convert_target_op(self, op: Operation) -> None:
         match op:
-            case uop.ParamOp():
-                pass  # a parameter of the entry already
             case uop.SpecialOp():
                 self._special(op)
-            case uop.RangeOp():
-                loop = self._add(wgsl.ForOp(self._scalar(op.lo), self._scalar(op.hi)))
-                loop.counter.name_hint = op.result.name_hint
-                self.lanes[op.result] = [loop.counter]
-                self.blocks.append(loop.body.block)
-            case uop.IfOp():
-                self.blocks.append(self._add(wgsl.IfOp(self._scalar(op.cond))).body.block)
-            case uop.EndOp() | uop.EndIfOp():
-                self.blocks.pop()  # the uop verifier guarantees it closes the innermost bracket
             case uop.BarrierOp():
                 self._add(wgsl.BarrierOp())
             case uop.DefineLocalOp():
@@ -194,17 +173,6 @@ class _KernelConverter:
                 self._load(op)
             case uop.StoreOp():
                 self._store(op)
-            case uop.DefineAccOp():
-                self._define(op, [self._add(wgsl.VarOp(v)).result for v in self.lanes[op.init]])
-            case uop.AccGetOp():
-                self._define(op, [self._add(wgsl.ReadOp(var)).result for var in self.lanes[op.acc]])
-            case uop.AccSetOp():
-                for var, value in zip(self.lanes[op.acc], self.lanes[op.value], strict=True):
-                    self._add(wgsl.AssignOp(var, value))
-            case uop.VectorizeOp():
-                self._define(op, [self._scalar(e) for e in op.elements])
-            case uop.ExtractOp():
-                self._define(op, [self.lanes[op.vector][op.lane.value.data]])
             case uop.ConstOp():
                 self._const(op)
             case uop.CastOp():
@@ -213,8 +181,6 @@ class _KernelConverter:
             case uop.BitcastOp():
                 dst = self._value_type(element_type(op.result.type), op)
                 self._define(op, [self._add(wgsl.BitcastOp(x, dst)).result for x in self.lanes[op.input]])
-            case AluOp():
-                self._alu_op(op)
             case uop.WmmaOp():
                 raise error_at(op, "uop.wmma needs tensor cores; WGSL has no matrix-multiply instruction")
             case _:
@@ -265,14 +231,11 @@ class _KernelConverter:
     def _store(self, op: uop.StoreOp) -> None:
         array, index = self._scalar(op.ptr), self._scalar(op.index)
         t = self._value_type(element_type(op.value.type), op)
-        if op.gate is not None:
-            self.blocks.append(self._add(wgsl.IfOp(self._scalar(op.gate))).body.block)
-        for idx, value in zip(self._lane_indices(index, op.value.type), self.lanes[op.value], strict=True):
-            if t == BOOL:
-                value = self._select(value, self._literal(1, U32), self._literal(0, U32))
-            self._add(wgsl.StoreOp(array, idx, value))
-        if op.gate is not None:
-            self.blocks.pop()
+        with self._only_where(op.gate):
+            for idx, value in zip(self._lane_indices(index, op.value.type), self.lanes[op.value], strict=True):
+                if t == BOOL:
+                    value = self._select(value, self._literal(1, U32), self._literal(0, U32))
+                self._add(wgsl.StoreOp(array, idx, value))
 
     def _lane_indices(self, index: SSAValue, value_type: Attribute) -> list[SSAValue]:
         """The element index of each lane: a vector access touches consecutive elements."""
@@ -299,53 +262,11 @@ class _KernelConverter:
         value = self._value_type(t, op)
         return U32 if value == BOOL else value
 
-    # -- bookkeeping ----------------------------------------------------------------------------
-
-    def _add(self, new: Operation) -> Operation:
-        """Append ``new`` to the block being filled, located where the uop op being converted is."""
-        if self.current is not None:
-            new.location = self.current.location
-        self.block.add_op(new)
-        return new
-
-    def _define(self, op: Operation, values: Sequence[SSAValue]) -> None:
-        """Record the lanes of ``op``'s result, passing its name on to the values."""
-        hint = op.results[0].name_hint
-        for v in values:
-            if hint and v.name_hint is None:
-                v.name_hint = hint
-        self.lanes[op.results[0]] = list(values)
-
-    def _scalar(self, value: SSAValue) -> SSAValue:
-        (v,) = self.lanes[value]
-        return v
-
-    def _literal(self, number: int | float | bool, t: Attribute) -> SSAValue:
-        return self._add(wgsl.LiteralOp.of(number, t)).result
-
-    def _binary(self, operator: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(wgsl.BinaryOp(operator, a, b)).result
-
-    def _unary(self, operator: str, a: SSAValue) -> SSAValue:
-        return self._add(wgsl.UnaryOp(operator, a)).result
-
-    def _select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(wgsl.SelectOp(c, a, b)).result
-
-    def _call(self, name: str, *args: SSAValue) -> SSAValue:
-        return self._add(wgsl.CallOp(name, args)).result
-
     # -- constants and conversions --------------------------------------------------------------
 
     def _const(self, op: uop.ConstOp) -> None:
-        value = op.value
         t = self._value_type(element_type(op.result.type), op)
-        if isinstance(value, DenseIntOrFPElementsAttr):
-            numbers = list(value.get_values())
-        else:
-            numbers = [value.value.data]  # type: ignore[attr-defined]
-        if len(numbers) == 1:
-            numbers = numbers * lanes(op.result.type)
+        numbers = self._const_numbers(op)
         if t == I32 and any(not INDEX_RANGE[0] <= n <= INDEX_RANGE[1] for n in numbers):
             raise error_at(op, f"constant {max(numbers, key=abs)} does not fit WGSL's i32 (webgpu's index type)")
         self._define(op, [self._literal(bool(n) if t == BOOL else n, t) for n in numbers])
@@ -365,10 +286,8 @@ class _KernelConverter:
 
     # -- ALU ------------------------------------------------------------------------------------
 
-    def _alu_op(self, op: AluOp) -> None:
-        t = self._value_type(element_type(op.value_operands[0].type), op)
-        per_operand = [self.lanes[v] for v in op.operands]
-        self._define(op, [self._alu(op, op.alu_kind, t, list(xs)) for xs in zip(*per_operand, strict=True)])
+    def _alu_type(self, t: Attribute, op: AluOp) -> Attribute:
+        return self._value_type(t, op)
 
     def _alu(self, op: AluOp, kind: str, t: Attribute, xs: list[SSAValue]) -> SSAValue:
         """One lane of an ALU op on operand type ``t`` (a WGSL scalar type)."""
