@@ -1,9 +1,10 @@
 """``uop-decompose{target=...}``: rewrite the ALU ops a target lacks into ops it has.
 
-What a target has is data: ``TargetDescription.alu_ops`` (``kiln.targets.description``). Every ALU op that is
-not native is replaced by the ops of its rule below; a rule may use any op, and ops it emits that the target
-lacks are decomposed in turn (a rule never needs itself, directly or not). ALU ops on a float dtype the target
-does not compute with are computed in f32, with casts around them (the storage dtype stays).
+What a target has is data: ``TargetDescription.is_native(op, dtype)`` (``kiln.targets.description``). Every
+ALU op that is not native on its operands' dtype is replaced by the ops of its rule below; a rule may use any
+op, and ops it emits that the target lacks are decomposed in turn (a rule never needs itself, directly or not).
+ALU ops on a float dtype the target does not compute with are computed in f32, with casts around them (the
+storage dtype stays).
 
 The rules, with their accuracy in f32 (measured against correctly rounded references on a dense grid, with
 exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
@@ -26,6 +27,27 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
 - ``shl``/``shr`` (integers): multiply or divide by ``2^y`` built from the bits of y, with kiln's results for
   shift amounts outside ``[0, width)`` (0, or -1 for a negative signed ``shr``).
 - ``idiv``/``mod`` by a constant power of two: shifts and masks with C semantics.
+
+f64 only (PTX's ``ex2``/``lg2``/``sin``/``cos`` are f32 instructions), from f64 and i64 arithmetic, floor,
+casts and bitcasts, and no fma: nothing depends on whether the target fuses. Accuracy in f64 ulps, against
+long double references:
+
+- ``exp2(x) = 2^f * 2^k``, ``k = floor(x + 1/2)``, ``f = x - k`` (exact), 2^f on [-1/2, 1/2] by its Taylor
+  series (14 terms), 2^k built in the exponent bits as two normal factors, so that a subnormal result is
+  rounded once and overflow gives inf; x is clamped to ±1100 first (nan stays) (<= 1.1 ulp, subnormal results
+  included; integers give exact powers of two).
+- ``log2(x) = e + log2(m)``, e and m in [sqrt(1/2), sqrt(2)) from the bits (a subnormal x is scaled by 2^54
+  first); ``log(m) = f - f^2/2 + s (f^2/2 + R(s^2))`` with ``f = m - 1``, ``s = f / (2 + f)`` and R the series
+  of atanh (11 terms); that becomes log2 in two parts, the leading one with its low 32 bits cleared so that its
+  product with a 32-bit 1/ln2 is exact, and is added to e with the rounding error of the sum kept (FreeBSD's
+  e_log2.c scheme). ±0 gives -inf, a negative x or nan gives nan, inf gives inf (<= 0.8 ulp; powers of two
+  exact).
+- ``sin``/``cos``: ``x = k pi/2 + y`` by Cody-Waite reduction with pi/2 in three parts, the first two of 33 bits
+  so that k times each is exact while |k| < 2^20 (|x| < 1.6e6), then Taylor series of sin and cos (to y^17
+  and y^16) on |y| <= pi/4, chosen and negated by k mod 4 (<= 2.1 ulp on |x| <= 1e5, <= 1.1 ulp at the doubles
+  nearest multiples of pi/2 up to 1.6e6). Beyond |k| = 2^20 the result is that of an argument within half an
+  ulp of x (absolute error 1e-9 at 1e7, 1e-4 at 1e12); from |x| = 2^52, where that is noise, and for ±inf and
+  nan, the result is nan.
 """
 
 from __future__ import annotations
@@ -38,7 +60,15 @@ from decimal import Decimal, getcontext
 from fractions import Fraction
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexType, IntegerType, ModuleOp, i1
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    i1,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -53,6 +83,7 @@ from kiln.tools.diagnostics import error_at
 getcontext().prec = 50
 LOG2E = Fraction(Decimal("1.4426950408889634073599246810018921374266459541530"))
 LN2 = Fraction(Decimal("0.69314718055994530941723212145817656807550013436026"))
+PI = Fraction(Decimal("3.1415926535897932384626433832795028841971693993751"))
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 TANH_SMALL = 0.55
@@ -119,7 +150,7 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
     for op in [o for o in block.ops if isinstance(o, AluOp)]:
         scalar = element_type(op.value_operands[0].type)
         widen = is_float(scalar) and dtype_name(scalar) not in computable
-        if not widen and target.is_native(op.alu_kind):
+        if not widen and target.is_native(op.alu_kind, dtype_name(scalar)):
             continue
         b = Builder(block, op, target)
         if widen:
@@ -150,13 +181,14 @@ class Builder:
         return self.emit(U.ConstOp.from_number(number, t))
 
     def alu(self, kind: str, *args: SSAValue) -> SSAValue:
-        if self.target.is_native(kind):
+        """``kind`` on ``args`` (a where's condition first, so the last operand has the op's dtype)."""
+        if self.target.is_native(kind, dtype_name(element_type(args[-1].type))):
             return self.emit(U.ALU[kind](*args))
         return self.decompose(kind, list(args))
 
     def decompose(self, kind: str, args: list[SSAValue]) -> SSAValue:
         t = args[-1].type
-        rule = RULES.get(kind)
+        rule = rule_for(kind, element_type(t))
         if rule is None or kind in self._active:
             raise error_at(
                 self.at, f"uop.{kind} on {t}: target {self.target.name} does not have it and it has no decomposition"
@@ -174,6 +206,12 @@ class Builder:
         return result if result.type == result_type else self.emit(U.CastOp(result, result_type))
 
     # helpers for the rules
+
+    def cast(self, x: SSAValue, scalar: Attribute) -> SSAValue:
+        return self.emit(U.CastOp(x, like(x.type, scalar)))
+
+    def bitcast(self, x: SSAValue, scalar: Attribute) -> SSAValue:
+        return self.emit(U.BitcastOp(x, like(x.type, scalar)))
 
     def where(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.alu("where", cond, a, b)
@@ -195,7 +233,7 @@ class Builder:
         """Whether x is nan, from its bits: GPU compilers may assume ``x != x`` is false."""
         scalar = element_type(x.type)
         width = bitwidth(scalar)
-        bits = self.emit(U.BitcastOp(x, like(x.type, IntegerType(width))))
+        bits = self.bitcast(x, IntegerType(width))
         magnitude = self.alu("and", bits, self.const((1 << (width - 1)) - 1, bits))
         return self.alu("cmplt", self.const(INF_BITS[dtype_name(scalar)], bits), magnitude)
 
@@ -422,6 +460,198 @@ def _mod(b: Builder, x: SSAValue, d: SSAValue) -> SSAValue:
     return b.alu("sub", x, b.alu("shl", _idiv(b, x, d), b.const(k, x)))
 
 
+# ---------------------------------------------------------------------------------------------
+# f64 exp2, log2, sin, cos in software
+
+F64, I64 = Float64Type(), IntegerType(64)
+F64_MANTISSA_BITS, F64_BIAS = 52, 1023
+EXP2_CLAMP = 1100.0
+"""2^x is inf in f64 from x = 1024 on and 0 from -1075 down; clamping x keeps k in ``_times_two_to``'s range."""
+EXP2_TERMS = 14
+"""Taylor terms of 2^f on |f| <= 1/2: the first one left out is 4e-18."""
+ATANH_TERMS = 11
+"""Terms of R(z) = 2z/3 + 2z^2/5 + ... on z = s^2 <= 0.0295: the first one left out is below 2^-60."""
+SIN_COS_TERMS = 8
+"""Taylor terms of sin (after y) and of cos (after 1) on |y| <= pi/4: the first ones left out are 1e-19, 2e-18."""
+PIO2_CHUNK_BITS = 33
+"""Significant bits of the two leading parts of pi/2: k times each is exact while |k| < 2^(53 - 33)."""
+SIN_COS_LIMIT = 2.0**52
+"""|x| from which f64 sin and cos are nan: doubles there are a unit or more apart, and the reduced argument
+would be noise (unbounded noise from 2^54 on)."""
+
+
+def split_bits(value: Fraction, bits: int, parts: int) -> tuple[float, ...]:
+    """``value`` > 0 as a sum of ``parts`` doubles, each but the last truncated to ``bits`` significant bits."""
+    chunks = []
+    for _ in range(parts - 1):
+        exponent = value.numerator.bit_length() - value.denominator.bit_length()
+        if Fraction(2) ** exponent > value:
+            exponent -= 1
+        unit = Fraction(2) ** (exponent - bits + 1)
+        chunk = math.floor(value / unit) * unit
+        chunks.append(float(chunk))
+        value -= chunk
+    return (*chunks, float(value))
+
+
+PIO2_PARTS = split_bits(PI / 2, PIO2_CHUNK_BITS, 3)
+"""pi/2 to 119 bits: fdlibm's pio2_1, pio2_2 and pio2_2t."""
+INVLN2_HI, INVLN2_LO = split_bits(LOG2E, 32, 2)
+"""1/ln2 with a 32-bit leading part: its product with a 21-bit number is exact."""
+
+
+@functools.cache
+def exp2_taylor() -> tuple[float, ...]:
+    """Coefficients of f^0, f^1, ... in 2^f = exp(f ln2)."""
+    return tuple(float(LN2**n / math.factorial(n)) for n in range(EXP2_TERMS))
+
+
+@functools.cache
+def atanh_tail() -> tuple[float, ...]:
+    """Coefficients of z^0, z^1, ... in R(z) / z, where log((1 + s) / (1 - s)) = 2s + s R(s^2)."""
+    return tuple(float(Fraction(2, 2 * k + 1)) for k in range(1, ATANH_TERMS + 1))
+
+
+@functools.cache
+def sin_taylor() -> tuple[float, ...]:
+    """Coefficients of z^0, z^1, ... in (sin(y) - y) / y^3, z = y^2."""
+    return tuple(float(Fraction((-1) ** n, math.factorial(2 * n + 1))) for n in range(1, SIN_COS_TERMS + 1))
+
+
+@functools.cache
+def cos_taylor() -> tuple[float, ...]:
+    """Coefficients of z^0, z^1, ... in cos(y), z = y^2."""
+    return tuple(float(Fraction((-1) ** n, math.factorial(2 * n))) for n in range(SIN_COS_TERMS + 1))
+
+
+def _two_to(b: Builder, k: SSAValue) -> SSAValue:
+    """``2^k`` for an integral f64 ``k`` in [-1022, 1023], built in the exponent bits."""
+    biased = b.cast(b.alu("add", k, b.const(F64_BIAS, k)), I64)
+    return b.bitcast(b.alu("shl", biased, b.const(F64_MANTISSA_BITS, biased)), F64)
+
+
+def _times_two_to(b: Builder, p: SSAValue, k: SSAValue) -> SSAValue:
+    """``p * 2^k`` for an integral f64 ``k``, |k| <= 2044, by two normal powers of two: for a normal p the first
+    product is exact, so the result is rounded once (to inf, a subnormal or 0 as the case may be)."""
+    half = b.alu("floor", b.alu("mul", k, b.const(0.5, k)))
+    scaled = b.alu("mul", p, _two_to(b, half))
+    return b.alu("mul", scaled, _two_to(b, b.alu("sub", k, half)))
+
+
+def _clamp(b: Builder, x: SSAValue, limit: float) -> SSAValue:
+    """``x`` limited to [-limit, limit]; nan stays nan."""
+    high, low = b.const(limit, x), b.const(-limit, x)
+    x = b.where(b.alu("cmplt", high, x), high, x)
+    return b.where(b.alu("cmplt", x, low), low, x)
+
+
+def _exp2_f64(b: Builder, x: SSAValue) -> SSAValue:
+    x = _clamp(b, x, EXP2_CLAMP)
+    k = b.alu("floor", b.alu("add", x, b.const(0.5, x)))
+    return _times_two_to(b, b.poly(exp2_taylor(), b.alu("sub", x, k)), k)
+
+
+def _exponent_and_mantissa(b: Builder, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(e, m) with x = 2^e * m, m in [sqrt(1/2), sqrt(2)), e an integral f64, for finite x > 0."""
+    smallest_normal = b.const(2.0 ** (1 - F64_BIAS), x)
+    subnormal = b.alu("cmplt", x, smallest_normal)
+    bits = b.bitcast(b.where(subnormal, b.alu("mul", x, b.const(2.0**54, x)), x), I64)
+    biased = b.cast(b.alu("shr", bits, b.const(F64_MANTISSA_BITS, bits)), F64)
+    e = b.alu("sub", biased, b.where(subnormal, b.const(F64_BIAS + 54, x), b.const(F64_BIAS, x)))
+    fraction = b.alu("and", bits, b.const((1 << F64_MANTISSA_BITS) - 1, bits))
+    m = b.bitcast(b.alu("or", fraction, b.const(F64_BIAS << F64_MANTISSA_BITS, bits)), F64)  # [1, 2)
+    above = b.alu("cmplt", b.const(math.sqrt(2), m), m)
+    m = b.where(above, b.alu("mul", m, b.const(0.5, m)), m)
+    return b.alu("add", e, b.where(above, b.const(1, e), b.const(0, e))), m
+
+
+def _without_low_bits(b: Builder, x: SSAValue, bits: int) -> SSAValue:
+    """f64 ``x`` truncated to ``53 - bits`` significant bits."""
+    x_bits = b.bitcast(x, I64)
+    return b.bitcast(b.alu("and", x_bits, b.const(-(1 << bits), x_bits)), F64)
+
+
+def _log2_f64(b: Builder, x: SSAValue) -> SSAValue:
+    e, m = _exponent_and_mantissa(b, x)
+    hi, lo = _log_of_mantissa(b, m)
+    return _log2_special_values(b, x, _plus_log2(b, e, hi, lo))
+
+
+def _log_of_mantissa(b: Builder, m: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """log(m) = hi + lo for m in [sqrt(1/2), sqrt(2)), hi of 21 significant bits."""
+    f = b.alu("sub", m, b.const(1, m))  # exact
+    s = b.alu("div", f, b.alu("add", b.const(2, f), f))
+    z = b.alu("mul", s, s)
+    half_f2 = b.alu("mul", b.const(0.5, f), b.alu("mul", f, f))
+    r = b.alu("mul", s, b.alu("add", half_f2, b.alu("mul", z, b.poly(atanh_tail(), z))))
+    hi = _without_low_bits(b, b.alu("sub", f, half_f2), 32)
+    return hi, b.alu("add", b.alu("sub", b.alu("sub", f, hi), half_f2), r)  # f - hi is exact
+
+
+def _plus_log2(b: Builder, e: SSAValue, hi: SSAValue, lo: SSAValue) -> SSAValue:
+    """``e + (hi + lo) / ln2`` for an integral e and hi of 21 significant bits."""
+    inv_hi, inv_lo = b.const(INVLN2_HI, e), b.const(INVLN2_LO, e)
+    log2_hi = b.alu("mul", hi, inv_hi)  # exact
+    log2_lo = b.alu("add", b.alu("mul", b.alu("add", lo, hi), inv_lo), b.alu("mul", lo, inv_hi))
+    w = b.alu("add", e, log2_hi)
+    w_error = b.alu("add", b.alu("sub", e, w), log2_hi)  # exact: |e| >= |log2_hi| unless e is 0
+    return b.alu("add", b.alu("add", log2_lo, w_error), w)
+
+
+def _log2_special_values(b: Builder, x: SSAValue, log2: SSAValue) -> SSAValue:
+    """``log2`` where x is finite and > 0 (tested on the bits), else -inf for ±0, inf for inf, nan."""
+    bits = b.bitcast(x, I64)
+    inf_bits = b.const(INF_BITS["f64"], bits)
+    regular = b.alu("and", b.alu("cmplt", b.const(0, bits), bits), b.alu("cmplt", bits, inf_bits))
+    special = b.where(b.alu("cmpeq", bits, inf_bits), b.const(math.inf, x), b.const(math.nan, x))
+    special = b.where(b.alu("cmpeq", x, b.const(0, x)), b.const(-math.inf, x), special)
+    return b.where(regular, log2, special)
+
+
+def _quarter_turns(b: Builder, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(y, k) with x = k pi/2 + y, |y| <= pi/4 (and a rounding), k integral, by Cody-Waite reduction with pi/2 in
+    ``PIO2_PARTS`` (accurate while |k| < 2^20, see the module docstring)."""
+    k = b.alu("floor", b.alu("add", b.alu("mul", x, b.const(float(2 / PI), x)), b.const(0.5, x)))
+    y = x
+    for part in PIO2_PARTS:
+        y = b.alu("sub", y, b.alu("mul", k, b.const(part, k)))
+    return y, k
+
+
+def _cos_near_zero(b: Builder, z: SSAValue) -> SSAValue:
+    """cos(y) for z = y^2, |y| <= pi/4, as ``w + ((1 - w) - z/2 + z^2 C(z))``, ``w = 1 - z/2``: the rounding
+    error of w is added back (fdlibm's k_cos.c)."""
+    one, half_z = b.const(1, z), b.alu("mul", z, b.const(0.5, z))
+    w = b.alu("sub", one, half_z)
+    tail = b.alu("mul", b.alu("mul", z, z), b.poly(cos_taylor()[2:], z))
+    return b.alu("add", w, b.alu("add", b.alu("sub", b.alu("sub", one, w), half_z), tail))
+
+
+def _sin_near_zero(b: Builder, y: SSAValue, z: SSAValue) -> SSAValue:
+    """sin(y) for |y| <= pi/4, z = y^2; y itself where z is 0 (keeps the sign of -0)."""
+    series = _odd_series(b, y, b.alu("mul", z, b.poly(sin_taylor(), z)))
+    return b.where(b.alu("cmpeq", z, b.const(0, z)), y, series)
+
+
+def _sin_cos_f64(quarter: int) -> Rule:
+    """sin (``quarter`` 0) or cos (1: cos(x) = sin(x + pi/2)) of f64 x: the sine or cosine of y chosen and
+    negated by the quadrant; nan for nan, ±inf and |x| >= ``SIN_COS_LIMIT``."""
+
+    def rule(b: Builder, x: SSAValue) -> SSAValue:
+        y, k = _quarter_turns(b, x)
+        z = b.alu("mul", y, y)
+        k_int = b.cast(k, I64)
+        turns = b.alu("add", k_int, b.const(quarter, k_int))
+        zero = b.const(0, turns)
+        odd = b.alu("cmpne", b.alu("and", turns, b.const(1, turns)), zero)
+        value = b.where(odd, _cos_near_zero(b, z), _sin_near_zero(b, y, z))
+        value = b.where(b.alu("cmpne", b.alu("and", turns, b.const(2, turns)), zero), b.alu("neg", value), value)
+        inside = b.alu("cmplt", b.alu("abs", x), b.const(SIN_COS_LIMIT, x))
+        return b.where(inside, value, b.const(math.nan, x))
+
+    return rule
+
+
 Rule = Callable[..., SSAValue]
 RULES: dict[str, Rule] = {
     "rsqrt": _rsqrt,
@@ -443,3 +673,18 @@ RULES: dict[str, Rule] = {
     "mod": _mod,
 }
 """Decomposition of each ALU op kind, in terms of other ALU ops."""
+
+F64_RULES: dict[str, Rule] = {
+    "exp2": _exp2_f64,
+    "log2": _log2_f64,
+    "sin": _sin_cos_f64(0),
+    "cos": _sin_cos_f64(1),
+}
+"""Decompositions that exist for f64 only."""
+
+
+def rule_for(kind: str, scalar: Attribute) -> Rule | None:
+    """The decomposition of ALU op ``kind`` on element type ``scalar``, if there is one."""
+    if isinstance(scalar, Float64Type) and kind in F64_RULES:
+        return F64_RULES[kind]
+    return RULES.get(kind)

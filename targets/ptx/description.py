@@ -9,9 +9,9 @@ Native ALU ops are the ones with one PTX instruction of IEEE-or-documented accur
 ``max.NaN``/``min.NaN`` (sm_80+; propagate NaN as the graph level requires), ``div.s``/``rem.s`` (C semantics),
 ``shl``/``shr`` (amounts >= width clamp to width: 0, or -1 for a negative signed ``shr``, as the graph level
 requires), ``selp``, ``fma.rn``. Decomposed: ``exp``/``log`` (through exp2/log2), ``tanh``
-(``tanh.approx`` is only 2^-11 accurate), ``erf``, ``sign``, ``pow``. The transcendental instructions exist
-for f32 only: f64 (and f16/bf16, which compute in f32 through ``cvt``) must be handled by the emitter or
-decomposed.
+(``tanh.approx`` is only 2^-11 accurate), ``erf``, ``sign``, ``pow``. The transcendental instructions
+(``F32_ONLY``) exist for f32 only: they are native for f32 and for f16/bf16 (which the conversion computes in
+f32 through ``cvt``); on f64 ``uop-decompose`` builds them in software from f64/i64 arithmetic.
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ from kiln.dialects.types import DTYPES, itemsize, parse_dtype
 from kiln.targets.description import ALU_OPS, TargetDescription
 
 DECOMPOSED = frozenset({"exp", "log", "tanh", "erf", "sign", "pow"})
+F32_ONLY = frozenset({"exp2", "log2", "sin", "cos"})
+"""ALU ops whose PTX instruction (``ex2``/``lg2``/``sin``/``cos`` ``.approx.f32``) has no f64 form."""
+F32_COMPUTED = frozenset({"f16", "bf16", "f32"})
+"""The float dtypes an f32 instruction serves (f16/bf16 are widened to f32 around it)."""
 
 PTX_ISA_VERSION: dict[str, str] = {"sm_80": "7.0", "sm_90": "7.8"}
 """The lowest PTX ISA ``.version`` that allows ``.target sm_XX`` (checked with nvJitLink 13.5; 7.0 is also the
@@ -52,6 +56,7 @@ def describe() -> TargetDescription:
         name="cuda",
         dtypes=frozenset(DTYPES),
         alu_ops=ALU_OPS - DECOMPOSED,
+        native_dtypes={op: F32_COMPUTED for op in sorted(F32_ONLY)},
         index_bits=32,
         vector_bytes=16,
         # PTX vector loads/stores are .v2/.v4 of one element type, 16 bytes at most.

@@ -74,3 +74,9 @@ def test_an_op_can_be_native_for_some_dtypes_only() -> None:
     with pytest.raises(ValueError, match=r"\['f128', 'sine'\]"):
         TargetDescription(**base, alu_ops=frozenset({"sin"}), native_dtypes={"sine": frozenset({"f32"}), "sin": frozenset({"f128"})})
 
+
+def test_cuda_transcendentals_are_native_for_f32_and_the_halves_computed_in_it() -> None:
+    cuda = get_target("cuda")
+    for kind in ("exp2", "log2", "sin", "cos"):
+        assert [d for d in ("f16", "bf16", "f32", "f64") if cuda.is_native(kind, d)] == ["f16", "bf16", "f32"]
+    assert cuda.is_native("sqrt", "f64") and cuda.is_native("floor", "f64") and cuda.is_native("shl", "i64")

@@ -1,15 +1,18 @@
 """uop-decompose: each rule's accuracy and special values, exact integer rules, capability as data, dtype
 legalization.
 
-Kernels ``out = op(inputs)`` are built for a target that lacks ``op`` (a real description minus that op),
-decomposed, and the straight-line result evaluated on whole numpy arrays in the value's dtype, with exp2/log2
-correctly rounded (so what is measured is the rule, not numpy's transcendentals).
+Kernels ``out = op(inputs)`` are built for a target that lacks ``op`` (a real description minus that op, or
+the cuda description, whose exp2/log2/sin/cos are native for f32 only), decomposed, and the straight-line
+result evaluated on whole numpy arrays in the value's dtype, with exp2/log2 correctly rounded (so what is
+measured is the rule, not numpy's transcendentals). f64 rules are measured against long double references;
+the corpus's f64 programs also run through the LLVM CPU backend decomposed as for cuda.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -27,14 +30,23 @@ from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import uop as U
-from kiln.dialects.alu import AluOp
-from kiln.dialects.types import to_numpy
-from kiln.passes.uop_decompose import UopDecompose, decompose_kernel
+from kiln.dialects.alu import ALU_OPS as ALU_TABLE
+from kiln.dialects.alu import AluOp, element_type
+from kiln.dialects.types import dtype_name, to_numpy
+from kiln.passes import uop_decompose
+from kiln.passes.uop_decompose import PI, SIN_COS_LIMIT, UopDecompose, decompose_kernel
+from kiln.runtime.device_cpu import load_kernels
+from kiln.runtime.devices import get_device, lower_program, parse_module
+from kiln.runtime.program import Executable
 from kiln.targets.description import ALU_OPS, TargetDescription, get_target
+from kiln.targets.ptx.description import F32_ONLY
+
+from corpus import all_programs, assert_same
 from test_linearizer import ALU
 
 F32, F64, F16, BF16 = Float32Type(), Float64Type(), Float16Type(), BFloat16Type()
 I32, U32 = IntegerType(32), IntegerType(32, Signedness.UNSIGNED)
+CUDA = get_target("cuda")
 
 
 def _rounded(f):
@@ -101,9 +113,15 @@ def decomposed(kind: str, *types: Attribute, target: TargetDescription | None = 
     target = target or without(kind)
     decompose_kernel(k, target, target.dtypes)
     k.verify()
-    kinds = {op.alu_kind for op in k.body.block.ops if isinstance(op, AluOp)}
-    assert kinds <= target.alu_ops, kinds - target.alu_ops
+    foreign = {(kind, dtype) for kind, dtype in alu_ops_of(k) if not target.is_native(kind, dtype)}
+    assert not foreign, foreign
     return k
+
+
+def alu_ops_of(kernel: U.UopKernelOp) -> set[tuple[str, str]]:
+    """(kind, dtype of its operands) of every ALU op in ``kernel``."""
+    ops = [op for op in kernel.body.block.ops if isinstance(op, AluOp)]
+    return {(op.alu_kind, dtype_name(element_type(op.value_operands[0].type))) for op in ops}
 
 
 def ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
@@ -226,6 +244,102 @@ def test_fma_becomes_mul_and_add() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# f64 exp2, log2, sin, cos (software: cuda's instructions for them are f32 only)
+
+needs_long_double = pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant < 63, reason="the f64 references are long double, which is double here"
+)
+F64_REFERENCES = {"exp2": np.exp2, "log2": np.log2, "sin": np.sin, "cos": np.cos}
+
+
+def ulps64(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """|got - exact| in units of the spacing of f64 at the exact value (a long double array)."""
+    spacing = np.spacing(np.abs(exact.astype(np.float64))).astype(np.longdouble)
+    return (np.abs(got.astype(np.longdouble) - exact) / spacing).astype(np.float64)
+
+
+def near_quarter_turns(n: int) -> np.ndarray:
+    """The doubles nearest k pi/2 (k = 1..n), their neighbours, and their negations: sin or cos is tiny there."""
+    x = np.array([float(k * PI / 2) for k in range(1, n + 1)])
+    x = np.concatenate([x, np.nextafter(x, 0), np.nextafter(x, np.inf)])
+    return np.concatenate([x, -x])
+
+
+def f64_grid(kind: str) -> np.ndarray:
+    """Dense where the rule has seams, wide over the range it covers."""
+    if kind == "exp2":
+        return np.concatenate([np.linspace(-1074, 1023.99, 200_001), np.linspace(-1, 1, 50_001)])
+    if kind == "log2":
+        spread = np.geomspace(1e-16, 0.5, 20_001)
+        return np.concatenate([np.geomspace(5e-324, 1.7e308, 200_001), 1 + spread, 1 - spread / 2])
+    return np.concatenate([np.linspace(-1e5, 1e5, 200_001), np.linspace(-10, 10, 50_001), near_quarter_turns(20_000)])
+
+
+@needs_long_double
+@pytest.mark.parametrize(("kind", "max_ulps"), [("exp2", 1.2), ("log2", 1.0), ("sin", 2.2), ("cos", 2.2)])
+def test_f64_transcendentals_are_accurate_to_a_few_ulps(kind: str, max_ulps: float) -> None:
+    x = f64_grid(kind)
+    with np.errstate(over="ignore"):  # log2 scales every x by 2^54 and selects the scaled subnormals
+        got = evaluate(decomposed(kind, F64, target=CUDA), x)
+    err = ulps64(got, F64_REFERENCES[kind](x.astype(np.longdouble)))
+    assert err.max() <= max_ulps, f"{kind}: {err.max():.2f} ulp at x = {x[err.argmax()]!r}"
+
+
+F64_SPECIAL = np.array(
+    [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 2.0**-1022, 1.0, -1.0, 3.0, 1e300, -1e300, 1024.0,
+     -1075.0, -1074.5, 1023.5]
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", F64_REFERENCES)
+def test_f64_transcendental_special_values(kind: str) -> None:
+    x = F64_SPECIAL if kind in ("exp2", "log2") else F64_SPECIAL[np.abs(F64_SPECIAL) < 1e300]  # see the limit
+    with np.errstate(all="ignore"):
+        got, want = evaluate(decomposed(kind, F64, target=CUDA), x), F64_REFERENCES[kind](x)
+    np.testing.assert_allclose(got, want, rtol=4e-16)  # nan where nan, ±inf where ±inf, 0 where 0
+    np.testing.assert_array_equal(np.signbit(got[want == 0]), np.signbit(want[want == 0]))
+
+
+def test_f64_exp2_of_integers_and_log2_of_powers_of_two_are_exact() -> None:
+    k = np.arange(-1074, 1024, dtype=np.float64)
+    np.testing.assert_array_equal(evaluate(decomposed("exp2", F64, target=CUDA), k), np.exp2(k))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(evaluate(decomposed("log2", F64, target=CUDA), np.exp2(k)), k)
+
+
+@needs_long_double
+@pytest.mark.parametrize("kind", ["sin", "cos"])
+def test_f64_sin_cos_beyond_the_exact_reduction(kind: str) -> None:
+    """Past |k| = 2^20 the error is that of an argument off by up to half an ulp of x; from 2^52 on, nan."""
+    x = np.exp2(np.linspace(21, 51.99, 5001))
+    x = np.concatenate([x, -x])
+    got = evaluate(decomposed(kind, F64, target=CUDA), x)
+    err = np.abs(got.astype(np.longdouble) - F64_REFERENCES[kind](x.astype(np.longdouble)))
+    assert (err <= np.spacing(np.abs(x))).all()
+    beyond = np.array([SIN_COS_LIMIT, -SIN_COS_LIMIT, 1e300])
+    with np.errstate(all="ignore"):  # the reduction there overflows and casts out of range before the select
+        assert np.isnan(evaluate(decomposed(kind, F64, target=CUDA), beyond)).all()
+
+
+def test_f64_programs_decomposed_as_for_cuda_run_on_the_cpu_like_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corpus's f64 programs through lower-to-llvm, with uop-decompose rewriting what it rewrites for cuda:
+    real machine code (LLVM may fuse and reassociate) of the f64 rules and of exp, log, pow, tanh, erf built on
+    them."""
+    host = get_target("cpu-llvm")
+    as_cuda = dataclasses.replace(host, alu_ops=host.alu_ops & CUDA.alu_ops, native_dtypes=CUDA.native_dtypes)
+    monkeypatch.setattr(uop_decompose, "get_target", lambda name: as_cuda)
+    reference = get_device("interp")
+    for program in (p for p in all_programs() if p.name in ("unary_f64", "binary_f64")):
+        spec = lower_program(parse_module(program.text), program.function, "cpu-llvm")
+        assert not re.search(r'@"llvm\.(exp2|log2|sin|cos|exp|log|pow)\.', spec.kernels.source), "not decomposed"
+        run = Executable(spec, load_kernels(spec.kernels, spec.kernel_names()))
+        want = reference.compile(program.text, program.function)
+        for inputs in program.runs:
+            for i, (g, w) in enumerate(zip(run(*inputs), want(*inputs), strict=True)):
+                assert_same(g, w, program.rtol, program.atol, f"{program.name} result {i}")
+
+
+# ---------------------------------------------------------------------------------------------
 # integer rules: exact
 
 
@@ -280,26 +394,39 @@ def test_division_by_a_variable_without_division_is_an_error() -> None:
 # capability as data
 
 
-def _module_with_every_float_op() -> ModuleOp:
+FLOAT_OPS = ("exp", "exp2", "log", "log2", "tanh", "erf", "sign", "rsqrt", "sin", "cos", "sqrt", "abs", "pow")
+
+
+def _module_with_every_float_op(dtypes: tuple[Attribute, ...]) -> ModuleOp:
+    """A kernel ``<kind>_<dtype>`` per float op and dtype."""
     kernels = []
-    for i, kind in enumerate(["exp", "log", "tanh", "erf", "sign", "rsqrt", "sin", "sqrt", "abs"]):
-        k = kernel_of(kind, F32)
-        k.sym_name = U.UopKernelOp(f"k{i}").sym_name
-        kernels.append(k)
-    kernels.append(kernel_of("pow", F32, F32))
-    kernels[-1].sym_name = U.UopKernelOp("kpow").sym_name
+    for t in dtypes:
+        for kind in FLOAT_OPS:
+            k = kernel_of(kind, *[t] * ALU_TABLE[kind].arity)
+            k.sym_name = U.UopKernelOp(f"{kind}_{t}").sym_name
+            kernels.append(k)
     return ModuleOp(kernels)
 
 
 @pytest.mark.parametrize("target", ["cpu-llvm", "cpu-c", "cuda", "webgpu"])
 def test_only_native_ops_remain(target: str) -> None:
-    module = _module_with_every_float_op()
+    description = get_target(target)
+    dtypes = tuple(t for t in (F32, F64) if description.supports_dtype(dtype_name(t)))
+    module = _module_with_every_float_op(dtypes)
     UopDecompose(target=target).apply(None, module)  # type: ignore[arg-type]
     module.verify()
-    kinds = {op.alu_kind for op in module.walk() if isinstance(op, AluOp)}
-    native = get_target(target).alu_ops
-    assert kinds <= native
-    assert ("tanh" in kinds) == ("tanh" in native)  # native ops are left alone
+    for kernel in module.ops:
+        remaining = alu_ops_of(kernel)  # type: ignore[arg-type]
+        assert all(description.is_native(kind, dtype) for kind, dtype in remaining), kernel.sym_name
+        kind, _, dtype = kernel.sym_name.data.rpartition("_")  # type: ignore[attr-defined]
+        assert ((kind, dtype) in remaining) == description.is_native(kind, dtype)  # native ops are left alone
+
+
+def test_cuda_decomposes_its_f32_only_ops_on_f64_alone() -> None:
+    for kind in sorted(F32_ONLY):
+        for t in (F32, F16, BF16):
+            assert alu_ops_of(decomposed(kind, t, target=CUDA)) == {(kind, dtype_name(t))}
+        assert (kind, "f64") not in alu_ops_of(decomposed(kind, F64, target=CUDA))
 
 
 def test_an_op_without_a_rule_is_an_error() -> None:
