@@ -279,15 +279,7 @@ def test_float_immediates_are_the_exact_bits() -> None:
 # the shared corpus
 
 CONVERT = "convert-uop-to-ptx"
-NEEDS_F64_TRANSCENDENTALS = pytest.mark.xfail(
-    strict=True,
-    reason="exp2/log2/sin/cos on f64: PTX has f32 instructions only, and uop-decompose has no f64 software path "
-    "yet (the cuda description cannot say 'native for f32 only')",
-)
-PROGRAMS = [
-    pytest.param(p, id=p.name, marks=NEEDS_F64_TRANSCENDENTALS if p.name in ("unary_f64", "binary_f64") else ())
-    for p in all_programs()
-]
+PROGRAMS = [pytest.param(p, id=p.name) for p in all_programs()]
 
 
 def _to_uop_level(program: Program) -> ModuleOp:
