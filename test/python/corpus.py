@@ -256,6 +256,21 @@ def composite_programs() -> Iterator[Program]:
                   [("%x", x, _t((4, 7), "f32"))], _t((1, 7), "i32"))
 
 
+def long_reduction_programs() -> Iterator[Program]:
+    """Reductions long enough that the GPU heuristic splits them across a workgroup (group_reduce: local memory
+    and barriers), followed by elementwise work on the reduced value."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((8, 1024)).astype(np.float32)
+    t, r = _t((8, 1024), "f32"), _t((8,), "f32")
+    body = [
+        f"%s = graph.reduce_sum %x {{axes = array<i64: 1>}} : ({t}) -> {r}",
+        f"%m = graph.reduce_max %x {{axes = array<i64: 1>}} : ({t}) -> {r}",
+        f"%d = graph.sub %s, %m : ({r}, {r}) -> {r}",
+    ]
+    text = _function("long_reduce", [("%x", t)], body, [("%d", r), ("%m", r)])
+    yield Program("long_reduce", text, "long_reduce", [[x]], rtol=1e-4, atol=1e-4, tags=frozenset({"reduce"}))
+
+
 def symbolic_programs() -> Iterator[Program]:
     rng = np.random.default_rng(4)
     runs = [[rng.standard_normal((n, 6)).astype(np.float32), rng.standard_normal((6,)).astype(np.float32)] for n in (1, 5, 33)]
@@ -289,7 +304,7 @@ def all_programs() -> list[Program]:
     return [
         *unary_programs(), *binary_programs(), *cast_programs(), *cast_programs(("f32", "i32", "ui32", "i1"), "32"),
         *reduction_programs(), movement_program(),
-        *composite_programs(), *symbolic_programs(), *example_programs(),
+        *composite_programs(), *long_reduction_programs(), *symbolic_programs(), *example_programs(),
     ]
 
 
