@@ -32,6 +32,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from kiln.dialects import cstyle
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_float, is_unsigned
+from kiln.targets.source import BodyPrinter, Names, Piece, Prelude
 from kiln.tools.diagnostics import error_at
 
 C_TYPES: dict[str, str] = {
@@ -66,14 +67,6 @@ def emit(module: ModuleOp) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # the prelude: includes, storage typedefs and kiln_* helpers, each emitted only when used
-
-
-@dataclass(frozen=True)
-class _Piece:
-    """One prelude definition and the pieces (typedefs, helpers) it uses."""
-
-    text: str
-    needs: tuple[str, ...] = ()
 
 
 _F16_TYPEDEF = """\
@@ -165,25 +158,25 @@ static inline uint64_t kiln_f64_to_ui64(double x) { /* from 2^63 up: saturate; b
 }"""
 
 
-def _float_helpers() -> dict[str, _Piece]:
-    out: dict[str, _Piece] = {}
+def _float_helpers() -> dict[str, Piece]:
+    out: dict[str, Piece] = {}
     for t in ("f32", "f64"):
         c = C_TYPES[t]
         for kind, op in (("max", ">"), ("min", "<")):
-            out[f"kiln_{kind}_{t}"] = _Piece(
+            out[f"kiln_{kind}_{t}"] = Piece(
                 f"static inline {c} kiln_{kind}_{t}({c} a, {c} b) {{ return a != a || a {op} b ? a : b; }}"
             )
     return out
 
 
-def _int_helpers(t: str) -> dict[str, _Piece]:
+def _int_helpers(t: str) -> dict[str, Piece]:
     """Division, remainder and shifts of one integer type, defined for every operand."""
     c, w = C_TYPES[t], bitwidth(DTYPES[t])
     u = "uint64_t" if w == 64 else "uint32_t"
     signed = not is_unsigned(DTYPES[t])
 
-    def fn(name: str, body: str) -> tuple[str, _Piece]:
-        return name, _Piece(f"static inline {c} {name}({c} a, {c} b) {{ return {body}; }}")
+    def fn(name: str, body: str) -> tuple[str, Piece]:
+        return name, Piece(f"static inline {c} {name}({c} a, {c} b) {{ return {body}; }}")
 
     if signed:
         idiv = f"b == 0 ? 0 : b == -1 ? ({c})(0 - ({u})a) : ({c})(a / b)"
@@ -199,21 +192,21 @@ def _int_helpers(t: str) -> dict[str, _Piece]:
     )
 
 
-PRELUDE: dict[str, _Piece] = {
-    "kiln_bf16": _Piece("typedef uint16_t kiln_bf16; /* bfloat16 bits */"),
-    "kiln_f16": _Piece(_F16_TYPEDEF),
-    "kiln_f64_to_f32_odd": _Piece(_F64_TO_F32_ODD),
-    "kiln_bf16_to_f32": _Piece(_BF16_TO_F32, ("kiln_bf16",)),
-    "kiln_f32_to_bf16": _Piece(_F32_TO_BF16, ("kiln_bf16",)),
-    "kiln_f64_to_bf16": _Piece(
+PRELUDE: dict[str, Piece] = {
+    "kiln_bf16": Piece("typedef uint16_t kiln_bf16; /* bfloat16 bits */"),
+    "kiln_f16": Piece(_F16_TYPEDEF),
+    "kiln_f64_to_f32_odd": Piece(_F64_TO_F32_ODD),
+    "kiln_bf16_to_f32": Piece(_BF16_TO_F32, ("kiln_bf16",)),
+    "kiln_f32_to_bf16": Piece(_F32_TO_BF16, ("kiln_bf16",)),
+    "kiln_f64_to_bf16": Piece(
         "static inline kiln_bf16 kiln_f64_to_bf16(double x) { return kiln_f32_to_bf16(kiln_f64_to_f32_odd(x)); }",
         ("kiln_f32_to_bf16", "kiln_f64_to_f32_odd"),
     ),
-    "kiln_f16_to_f32": _Piece(_F16_TO_F32, ("kiln_f16",)),
-    "kiln_f32_to_f16": _Piece(_F32_TO_F16, ("kiln_f16",)),
-    "kiln_f64_to_f16": _Piece(_F64_TO_F16, ("kiln_f32_to_f16", "kiln_f64_to_f32_odd")),
-    "kiln_f64_to_i64": _Piece(_F64_TO_I64),
-    "kiln_f64_to_ui64": _Piece(_F64_TO_UI64, ("kiln_f64_to_i64",)),
+    "kiln_f16_to_f32": Piece(_F16_TO_F32, ("kiln_f16",)),
+    "kiln_f32_to_f16": Piece(_F32_TO_F16, ("kiln_f16",)),
+    "kiln_f64_to_f16": Piece(_F64_TO_F16, ("kiln_f32_to_f16", "kiln_f64_to_f32_odd")),
+    "kiln_f64_to_i64": Piece(_F64_TO_I64),
+    "kiln_f64_to_ui64": Piece(_F64_TO_UI64, ("kiln_f64_to_i64",)),
     **_float_helpers(),
     **{name: piece for t in INTEGER_TYPES for name, piece in _int_helpers(t).items()},
 }
@@ -223,23 +216,16 @@ _LITERAL_MACROS = ("INFINITY", "NAN", "HUGE_VAL")
 """<math.h> macros the emitter prints for infinite and nan literals."""
 
 
-class _Prelude:
+class _Prelude(Prelude):
     """What the functions printed so far need before them: headers and prelude pieces."""
 
     def __init__(self) -> None:
+        super().__init__(PRELUDE)
         self.headers: set[str] = {"stdint.h"}
-        self.pieces: set[str] = set()
 
     def use_type(self, t: Attribute) -> None:
         if t in cstyle.STORAGE_ONLY:
             self.use(C_TYPES[dtype_name(t)])
-
-    def use(self, name: str) -> None:
-        if name in self.pieces:
-            return
-        self.pieces.add(name)
-        for dependency in PRELUDE[name].needs:
-            self.use(dependency)
 
     def use_function(self, f: cstyle.CFunction) -> None:
         if f.header is not None:
@@ -251,8 +237,7 @@ class _Prelude:
 
     def render(self) -> str:
         includes = "".join(f"#include <{h}>\n" for h in sorted(self.headers))
-        pieces = "".join(f"\n{PRELUDE[name].text}\n" for name in PRELUDE if name in self.pieces)
-        return includes + pieces
+        return includes + self.definitions()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -350,47 +335,26 @@ def _may_change(op: Operation, read: cstyle.LoadOp | cstyle.ReadOp) -> bool:
     return isinstance(op, cstyle.AssignOp) and op.var == read.var
 
 
-class _Names:
-    """C identifiers for one function's values: from their names in the IR where possible, all distinct."""
+class _Names(Names):
+    """C identifiers for one function's values: the IR names made C identifiers (``int`` -> ``int_``)."""
 
-    def __init__(self) -> None:
-        self.taken: set[str] = set()
-        self.counters: dict[str, int] = {}
-        self.names: dict[SSAValue, str] = {}
-
-    def define(self, value: SSAValue, default: str) -> str:
-        """A new name for ``value``: its IR name made a C identifier (``int`` -> ``int_``), numbered when taken;
-        ``default`` numbered when it has no usable name."""
-        hint = re.sub(r"[^A-Za-z0-9_]", "_", value.name_hint or "")
+    def identifier(self, hint: str) -> str:
+        hint = re.sub(r"[^A-Za-z0-9_]", "_", hint)
         if hint[:1].isdigit():
             hint = "v" + hint
         if self._reserved(hint):
             hint += "_"
-        if hint and not self._reserved(hint):
-            name = hint if hint not in self.taken else self._fresh(hint + "_")
-        else:
-            name = self._fresh(default)
-        self.taken.add(name)
-        self.names[value] = name
-        return name
-
-    def _fresh(self, base: str) -> str:
-        while True:
-            n = self.counters.get(base, 0)
-            self.counters[base] = n + 1
-            if f"{base}{n}" not in self.taken:
-                return f"{base}{n}"
+        return "" if self._reserved(hint) else hint
 
     @staticmethod
     def _reserved(name: str) -> bool:
         return name in _RESERVED or name.startswith(("kiln_", "__")) or bool(re.match(r"_[A-Z]", name))
 
-    def __getitem__(self, value: SSAValue) -> str:
-        return self.names[value]
 
-
-class _FunctionPrinter:
+class _FunctionPrinter(BodyPrinter):
     """Prints one ``cstyle.func``: plans which values are inlined, names the rest, writes the statements."""
+
+    LANGUAGE, EXPRESSIONS, DEFAULT_NAMES = "C", cstyle.EXPRESSION_OPS, _DEFAULT_NAMES
 
     def __init__(self, func: cstyle.FuncOp, prelude: _Prelude):
         if func.flavour.data != "c":
@@ -441,44 +405,24 @@ class _FunctionPrinter:
 
     # -- statements -----------------------------------------------------------------------------
 
-    def _block(self, block: Block, depth: int) -> None:
-        for op in block.ops:
-            if op not in self.inline:
-                self._statement(op, depth)
-
-    def _line(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
-
     def _statement(self, op: Operation, depth: int) -> None:
-        match op:
-            case cstyle.ForOp():
-                t = c_type_name(op.counter.type)
-                i = self.names.define(op.counter, _DEFAULT_NAMES[cstyle.ForOp])
-                lo, hi = self._operand(op.lo), self._operand(op.hi)
-                self._line(depth, f"for ({t} {i} = {lo.text}; {i} < {_wrap(hi, hi.precedence <= REL)}; {i}++) {{")
-                self._block(op.body.block, depth + 1)
-                self._line(depth, "}")
-            case cstyle.IfOp():
-                self._line(depth, f"if ({self._operand(op.cond).text}) {{")
-                self._block(op.body.block, depth + 1)
-                self._line(depth, "}")
-            case cstyle.DeclOp():
-                init = self._operand(op.init).text
-                name = self.names.define(op.result, _DEFAULT_NAMES[cstyle.DeclOp])
-                self._line(depth, f"{self._value_type(op.init.type)} {name} = {init};")
-            case cstyle.AssignOp():
-                self._line(depth, f"{self.names[op.var]} = {self._operand(op.value).text};")
-            case cstyle.StoreOp():
-                target = f"{self.names[op.ptr]}[{self._operand(op.index).text}]"
-                self._line(depth, f"{target} = {self._operand(op.value).text};")
-            case _ if isinstance(op, cstyle.EXPRESSION_OPS):
-                if op.results[0].first_use is None:
-                    return  # nobody reads it, and computing it changes nothing
-                expr = self._expression(op).text
-                name = self.names.define(op.results[0], _DEFAULT_NAMES.get(type(op), "v"))
-                self._line(depth, f"{self._value_type(op.results[0].type)} {name} = {expr};")
-            case _:
-                raise error_at(op, f"the C emitter cannot emit {op.name}")
+        if op not in self.inline:
+            super()._statement(op, depth)
+
+    def _text(self, value: SSAValue) -> str:
+        return self._operand(value).text
+
+    def _loop(self, op: cstyle.ForOp) -> str:  # type: ignore[override]
+        t = c_type_name(op.counter.type)
+        i = self.names.define(op.counter, _DEFAULT_NAMES[cstyle.ForOp])
+        lo, hi = self._operand(op.lo), self._operand(op.hi)
+        return f"{t} {i} = {lo.text}; {i} < {_wrap(hi, hi.precedence <= REL)}; {i}++"
+
+    def _binding(self, name: str, t: Attribute, value: str, mutable: bool) -> str:
+        return f"{self._value_type(t)} {name} = {value};"
+
+    def _expression_text(self, op: Operation) -> str:
+        return self._expression(op).text
 
     # -- expressions ----------------------------------------------------------------------------
 

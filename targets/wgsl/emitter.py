@@ -21,15 +21,15 @@ any op inside an entry that has no WGSL form, is a located error.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp as HostFuncOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.dialects import wgsl
 from kiln.dialects.wgsl import BOOL, F16, F32, U32, wgsl_name
+from kiln.targets.source import BodyPrinter, Names, Piece, Prelude
 from kiln.tools.diagnostics import error_at
 
 
@@ -60,14 +60,6 @@ def emit(module: ModuleOp) -> str:
 # the prelude: `enable f16;` and the kiln_* helpers, each emitted only when used
 
 
-@dataclass(frozen=True)
-class _Piece:
-    """One helper definition and the helpers it calls."""
-
-    text: str
-    needs: tuple[str, ...] = ()
-
-
 _INF_F32, _NAN_F32 = "bitcast<f32>(0x7f800000u)", "bitcast<f32>(0x7fc00000u)"
 
 _FMOD_F32 = f"""\
@@ -87,51 +79,51 @@ fn kiln_fmod_f32(a: f32, b: f32) -> f32 {{ // C fmod, exact: subtract y * 2^k (S
 }}"""
 
 
-def _float_helpers(t: str, suffix: str) -> dict[str, _Piece]:
+def _float_helpers(t: str, suffix: str) -> dict[str, Piece]:
     """Helpers on one float type: NaN-propagating max/min, sign keeping NaN, exact fmod (f16 through f32)."""
     isnan = f"kiln_isnan_{t}"
     out = {}
     if t == "f32":
-        out[isnan] = _Piece(f"fn {isnan}(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }}")
-        out["kiln_fmod_f32"] = _Piece(_FMOD_F32)
+        out[isnan] = Piece(f"fn {isnan}(x: f32) -> bool {{ return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }}")
+        out["kiln_fmod_f32"] = Piece(_FMOD_F32)
     else:  # WGSL has no 16-bit integers to bitcast to: ask f32 (exact: every f16 is an f32)
-        out[isnan] = _Piece(f"fn {isnan}(x: {t}) -> bool {{ return kiln_isnan_f32(f32(x)); }}", ("kiln_isnan_f32",))
-        out[f"kiln_fmod_{t}"] = _Piece(
+        out[isnan] = Piece(f"fn {isnan}(x: {t}) -> bool {{ return kiln_isnan_f32(f32(x)); }}", ("kiln_isnan_f32",))
+        out[f"kiln_fmod_{t}"] = Piece(
             f"fn kiln_fmod_{t}(a: {t}, b: {t}) -> {t} {{ return {t}(kiln_fmod_f32(f32(a), f32(b))); }}",
             ("kiln_fmod_f32",),
         )
     for kind, op in (("max", ">"), ("min", "<")):
-        out[f"kiln_{kind}_{t}"] = _Piece(
+        out[f"kiln_{kind}_{t}"] = Piece(
             f"fn kiln_{kind}_{t}(a: {t}, b: {t}) -> {t} {{\n"
             f"  if ({isnan}(b)) {{ return b; }}\n"
             f"  return select(b, a, a {op} b || {isnan}(a));\n}}",
             (isnan,),
         )
     zero, one = f"0.0{suffix}", f"1.0{suffix}"
-    out[f"kiln_sign_{t}"] = _Piece(
+    out[f"kiln_sign_{t}"] = Piece(
         f"fn kiln_sign_{t}(x: {t}) -> {t} {{ // nan stays nan, -0.0 gives 0\n"
         f"  return select(select(select(x, {zero}, x == {zero}), -{one}, x < {zero}), {one}, x > {zero});\n}}"
     )
     return out
 
 
-def _shift_helpers(t: str, suffix: str) -> dict[str, _Piece]:
+def _shift_helpers(t: str, suffix: str) -> dict[str, Piece]:
     """Shifts with kiln's meaning for amounts >= 32 (WGSL takes the amount modulo 32)."""
     amount = "b" if t == "u32" else "u32(b)"
     beyond = f"select(0{suffix}, -1{suffix}, a < 0{suffix})" if t == "i32" else f"0{suffix}"
     return {
-        f"kiln_shl_{t}": _Piece(
+        f"kiln_shl_{t}": Piece(
             f"fn kiln_shl_{t}(a: {t}, b: {t}) -> {t} {{\n"
             f"  let s = {amount};\n  return select(a << (s & 31u), 0{suffix}, s >= 32u);\n}}"
         ),
-        f"kiln_shr_{t}": _Piece(
+        f"kiln_shr_{t}": Piece(
             f"fn kiln_shr_{t}(a: {t}, b: {t}) -> {t} {{\n"
             f"  let s = {amount};\n  return select(a >> (s & 31u), {beyond}, s >= 32u);\n}}"
         ),
     }
 
 
-PRELUDE: dict[str, _Piece] = {
+PRELUDE: dict[str, Piece] = {
     **_float_helpers("f32", "f"),
     **_float_helpers("f16", "h"),
     **_shift_helpers("i32", "i"),
@@ -141,28 +133,24 @@ PRELUDE: dict[str, _Piece] = {
 ``kiln_isnan_*`` helpers they use)."""
 
 
-class _Prelude:
+class _Prelude(Prelude):
     """What the entries printed so far need before them: f16 and helpers."""
 
     def __init__(self) -> None:
+        super().__init__(PRELUDE)
         self.f16 = False
-        self.pieces: set[str] = set()
 
     def use_type(self, t: Attribute) -> None:
         element = t.element_type if isinstance(t, wgsl.StorageType | wgsl.WorkgroupType | wgsl.VarType) else t
         self.f16 = self.f16 or element == F16
 
     def use(self, name: str) -> None:
-        if name in self.pieces:
-            return
-        self.pieces.add(name)
+        super().use(name)
         self.f16 = self.f16 or "f16" in name
-        for dependency in PRELUDE[name].needs:
-            self.use(dependency)
 
     def render(self) -> str:
         enable = "enable f16;\n" if self.f16 else ""
-        pieces = "".join(f"\n{PRELUDE[name].text}\n" for name in PRELUDE if name in self.pieces)
+        pieces = self.definitions()
         return enable + pieces + ("\n" if enable or pieces else "")
 
 
@@ -195,37 +183,16 @@ functions kiln uses (a `let` would shadow them), kiln's helpers and the builtin 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-class _Names:
-    """WGSL identifiers for one scope's values: from their names in the IR where possible, all distinct."""
+class _Names(Names):
+    """WGSL identifiers for one scope's values: the IR names made identifiers (no leading or trailing ``_``);
+    ``kiln_*`` names are the helpers'."""
 
-    def __init__(self, taken: set[str] | frozenset[str]):
-        self.taken: set[str] = set(taken)
-        self.counters: dict[str, int] = {}
-        self.names: dict[SSAValue, str] = {}
+    def identifier(self, hint: str) -> str:
+        clean = re.sub(r"[^A-Za-z0-9_]", "_", hint).strip("_")
+        return "v" + clean if clean and not clean[0].isalpha() else clean
 
-    def fresh(self, hint: str | None, default: str) -> str:
-        """``hint`` made a valid identifier, if it is free; else ``<hint or default><n>``."""
-        clean = re.sub(r"[^A-Za-z0-9_]", "_", hint or "").strip("_")
-        if clean and not clean[0].isalpha():
-            clean = "v" + clean
-        if clean and clean not in self.taken and not clean.startswith("kiln_"):
-            name = clean
-        else:
-            base = clean + "_" if clean else default
-            while f"{base}{self.counters.get(base, 0)}" in self.taken:
-                self.counters[base] = self.counters.get(base, 0) + 1
-            name = f"{base}{self.counters.get(base, 0)}"
-        self.taken.add(name)
-        return name
-
-    def define(self, value: SSAValue, default: str, text: str | None = None) -> str:
-        """Name ``value`` (or make it stand for ``text``, an expression such as ``k_params.N``)."""
-        name = self.fresh(value.name_hint, default) if text is None else text
-        self.names[value] = name
-        return name
-
-    def __getitem__(self, value: SSAValue) -> str:
-        return self.names[value]
+    def free(self, name: str) -> bool:
+        return super().free(name) and not name.startswith("kiln_")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,8 +240,10 @@ _DEFAULT_NAMES = {
 }  # fmt: skip
 
 
-class _EntryPrinter:
+class _EntryPrinter(BodyPrinter):
     """Prints one ``wgsl.entry``: its module-scope declarations, then its function."""
+
+    LANGUAGE, EXPRESSIONS, DEFAULT_NAMES = "WGSL", wgsl.EXPRESSION_OPS, _DEFAULT_NAMES
 
     def __init__(self, entry: wgsl.EntryOp, module_names: _Names, prelude: _Prelude):
         self.entry = entry
@@ -329,49 +298,30 @@ class _EntryPrinter:
 
     # -- statements -----------------------------------------------------------------------------
 
-    def _block(self, block: Block, depth: int) -> None:
-        for op in block.ops:
-            self._statement(op, depth)
-
-    def _line(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
-
     def _statement(self, op: Operation, depth: int) -> None:
         match op:
             case wgsl.WorkgroupArrayOp():
                 pass  # declared at module scope
-            case wgsl.ForOp():
-                lo, hi = self._operand(op.lo), self._operand(op.hi)
-                i = self.names.define(op.counter, _DEFAULT_NAMES[wgsl.ForOp])
-                header = f"var {i}: {self._type(op.counter.type)} = {lo}; {i} < {_operand_text(hi)}; {i}++"
-                self._line(depth, f"for ({header}) {{")
-                self._block(op.body.block, depth + 1)
-                self._line(depth, "}")
-            case wgsl.IfOp():
-                self._line(depth, f"if ({self._operand(op.cond)}) {{")
-                self._block(op.body.block, depth + 1)
-                self._line(depth, "}")
             case wgsl.BarrierOp():
                 self._line(depth, "workgroupBarrier();")
-            case wgsl.VarOp():
-                init = self._operand(op.init)
-                name = self.names.define(op.result, _DEFAULT_NAMES[wgsl.VarOp])
-                self._line(depth, f"var {name}: {self._type(op.init.type)} = {init};")
-            case wgsl.AssignOp():
-                self._line(depth, f"{self.names[op.var]} = {self._operand(op.value)};")
-            case wgsl.StoreOp():
-                target = f"{self.names[op.array]}[{self._operand(op.index)}]"
-                self._line(depth, f"{target} = {self._operand(op.value)};")
             case wgsl.LiteralOp() | wgsl.BuiltinOp():
                 pass  # written where used
-            case _ if isinstance(op, wgsl.EXPRESSION_OPS):
-                if op.results[0].first_use is None:
-                    return  # nobody reads it, and computing it changes nothing
-                expr = self._expression(op)
-                name = self.names.define(op.results[0], _DEFAULT_NAMES.get(type(op), "v"))
-                self._line(depth, f"let {name} = {expr};")
             case _:
-                raise error_at(op, f"the WGSL emitter cannot emit {op.name}")
+                super()._statement(op, depth)
+
+    def _text(self, value: SSAValue) -> str:
+        return self._operand(value)
+
+    def _loop(self, op: wgsl.ForOp) -> str:  # type: ignore[override]
+        lo, hi = self._operand(op.lo), self._operand(op.hi)
+        i = self.names.define(op.counter, _DEFAULT_NAMES[wgsl.ForOp])
+        return f"var {i}: {self._type(op.counter.type)} = {lo}; {i} < {_operand_text(hi)}; {i}++"
+
+    def _binding(self, name: str, t: Attribute, value: str, mutable: bool) -> str:
+        return f"var {name}: {self._type(t)} = {value};" if mutable else f"let {name} = {value};"
+
+    def _expression_text(self, op: Operation) -> str:
+        return self._expression(op)
 
     # -- expressions ----------------------------------------------------------------------------
 
