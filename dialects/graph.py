@@ -7,19 +7,16 @@ function, so the rules live in one place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from math import prod
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    ArrayAttr,
     BoolAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
     TensorType as BuiltinTensorType,
     i1,
     i64,

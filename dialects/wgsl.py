@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import (
     IntAttr,
     StringAttr,
     SymbolNameConstraint,
-    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute

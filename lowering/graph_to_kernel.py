@@ -9,7 +9,6 @@ indexed operands, reductions open `reduce` ranges, and realized values and funct
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -23,7 +22,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     StringAttr,
-    i1,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -32,7 +30,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph as G
 from kiln.dialects import kernel as K
-from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, bitwidth, is_float, is_unsigned
+from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, is_float, is_unsigned
 from kiln.lowering.index_expr import Poly, delinearize, dim_poly, linearize, range_atom
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
 from kiln.passes.schedule import REALIZE_ATTR
@@ -309,8 +307,9 @@ class _KernelEmitter:
         raise DiagnosticException(f"'{op.name}' cannot be lowered to a kernel (run graph-decompose first)")
 
 
-def _kernel_name(fn: str, i: int, t: TensorType, kernel: K.KernelOp) -> str:
-    has_reduce = any(isinstance(o, K.ReduceOp) for o in kernel.body.block.ops)
+def _kernel_name(fn: str, i: int, body: Block) -> str:
+    """`<function>_r<i>` for a kernel with a reduction, `<function>_e<i>` for an elementwise one."""
+    has_reduce = any(isinstance(o, K.ReduceOp) for o in body.ops)
     return f"{fn}_{'r' if has_reduce else 'e'}{i}"
 
 
@@ -353,8 +352,8 @@ class ConvertGraphToKernel(ModulePass):
             }
             if symbols:
                 attrs[DIMS_KEY] = DimsAttr.from_dict(symbols)
-            kop = K.KernelOp("tmp", [a.type for a in block.args], Region(block), attrs)
-            kop.properties["sym_name"] = StringAttr(_kernel_name(fn.sym_name.data, i, root.type, kop))  # type: ignore[arg-type]
+            name = _kernel_name(fn.sym_name.data, i, block)
+            kop = K.KernelOp(name, [a.type for a in block.args], Region(block), attrs)
             kernels.append((kop, keys, syms, key))
 
         schedule = self._schedule(fn, kernels, outputs, symbols)

@@ -34,7 +34,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from kiln.dialects.types import to_numpy
 
 F32 = np.dtype(np.float32)
 

@@ -38,7 +38,7 @@ from kiln.passes.uop_decompose import PI, SIN_COS_LIMIT, UopDecompose, decompose
 from kiln.runtime.device_cpu import load_kernels
 from kiln.runtime.devices import get_device, lower_program, parse_module
 from kiln.runtime.program import Executable
-from kiln.targets.description import ALU_OPS, TargetDescription, get_target
+from kiln.targets.description import TargetDescription, get_target
 from kiln.targets.ptx.description import F32_ONLY
 
 from corpus import all_programs, assert_same
