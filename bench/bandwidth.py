@@ -3,11 +3,12 @@ kiln (heuristic opts) against numpy, measured in the same run.
 
     python bench/bandwidth.py [--devices cpu-llvm,cpu-c] [--repeat 10] [--only elementwise,sum,softmax,copy]
 
-GB/s counts the bytes a kernel must move at least (each input read once, each output written once). For softmax
-that is 2 x 64 MiB; kiln's three kernels (row max, row sum of exp, normalize) read the input three times, so the
-table also gives the bytes they actually move. "x copy" compares a row's GB/s with kiln's own copy of a 4096x4096
-array (a function that returns its argument: one copy kernel) in this run. Times are never asserted; results are
-checked against numpy.
+GB/s counts the bytes a kernel must move at least (each input read once, each output written once; softmax:
+2 x 64 MiB). "GB/s moved" counts what kiln's schedule moves: every buffer argument of every launch read or
+written once (a softmax cut into three kernels reads its input three times). "x copy" compares a row's GB/s with
+kiln's own copy of a 4096x4096 array (a function that returns its argument: one copy kernel) in this run. tinygrad
+(``DEV=CPU``, its default opts, each call realized) is timed too where ``import tinygrad`` works. Times are never
+asserted; results are checked against numpy.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from harness import (  # noqa: E402
     clean_blas_env,
     compile_cold_and_cached,
     machine_note,
+    moved_bytes,
     optimizing_pipeline,
     print_table,
     timings,
+    tinygrad_timings,
 )
 
 clean_blas_env()
@@ -58,16 +61,16 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def cases(rng: np.random.Generator) -> dict[str, tuple[list[np.ndarray], Callable[..., np.ndarray], int, int]]:
-    """name -> (inputs, numpy reference, bytes moved at least, bytes kiln's kernels move)."""
+def cases(rng: np.random.Generator) -> dict[str, tuple[list[np.ndarray], Callable[..., np.ndarray], Callable[..., object] | None, int]]:
+    """name -> (inputs, numpy reference, the same in tinygrad (None: not timed), bytes moved at least)."""
     v = [rng.standard_normal(N).astype(np.float32) for _ in range(3)]
     m = rng.standard_normal((ROWS, COLS)).astype(np.float32)
     vb, mb = N * 4, ROWS * COLS * 4
     return {
-        "elementwise": (v, lambda a, b, c: np.maximum(a * b + c, 0), 4 * vb, 4 * vb),
-        "sum": ([v[0]], lambda x: np.sum(x), vb, vb),
-        "softmax": ([m], softmax, 2 * mb, 4 * mb),
-        "copy": ([m], lambda x: x.copy(), 2 * mb, 2 * mb),
+        "elementwise": (v, lambda a, b, c: np.maximum(a * b + c, 0), lambda a, b, c: (a * b + c).relu(), 4 * vb),
+        "sum": ([v[0]], lambda x: np.sum(x), lambda x: x.sum(), vb),
+        "softmax": ([m], softmax, lambda x: x.softmax(1), 2 * mb),
+        "copy": ([m], lambda x: x.copy(), None, 2 * mb),
     }
 
 
@@ -83,10 +86,14 @@ def main() -> None:
     rows, chosen = [], []
     copy_gbs: dict[str, float] = {}
     for name in sorted(args.only.split(","), key=lambda n: n != "copy"):  # the copy first: the other rows refer to it
-        inputs, reference, least, moved = table[name]
+        inputs, reference, tiny, least = table[name]
         want = reference(*inputs)
         numpy_s, numpy_best = timings(lambda: reference(*inputs), args.repeat)
         rows.append([name, "numpy", numpy_s * 1e3, numpy_best * 1e3, least / numpy_s / 1e9, "", 1.0, "", "", ""])
+        tiny_times = tinygrad_timings(tiny, inputs, want, args.repeat)
+        if tiny_times:
+            s, best = tiny_times
+            rows.append([name, "tinygrad", s * 1e3, best * 1e3, least / s / 1e9, "", numpy_s / s, "", "", ""])
         for device in args.devices.split(","):
             optimizing_pipeline(device)
             run, cold, cached, opts = compile_cold_and_cached(device, PROGRAMS[name], "f")
@@ -96,6 +103,7 @@ def main() -> None:
             s, best = timings(lambda: run(*inputs), args.repeat)
             gbs = least / s / 1e9
             copy_gbs.setdefault(device, gbs)
+            moved = moved_bytes(run)
             rows.append([name, device, s * 1e3, best * 1e3, gbs, moved / s / 1e9, numpy_s / s, gbs / copy_gbs[device], cold,
                          cached * 1e3])
     print_table(

@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 BLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _DROPPED = "KILN_BENCH_DROPPED_BLAS_ENV"
@@ -112,6 +113,46 @@ def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
         times.append(time.perf_counter() - start)
     times.sort()
     return times[len(times) // 2], times[0]
+
+
+def moved_bytes(run: object) -> int:
+    """Bytes a compiled program moves if every launch reads or writes each buffer argument once (static shapes)."""
+    import numpy as np
+
+    from kiln.dialects.types import to_numpy
+
+    spec = run.spec  # type: ignore[attr-defined]
+    size = {b.id: int(np.prod(b.shape, dtype=np.int64)) * to_numpy(b.dtype).itemsize for b in spec.buffers}
+    return sum(size[v] for launch in spec.launches for kind, v in launch.args if kind == "buf")
+
+
+def tinygrad_timings(
+    fn: Callable[..., object] | None, inputs: Sequence[np.ndarray], want: np.ndarray, repeat: int
+) -> tuple[float, float] | None:
+    """(median, best) seconds of ``fn`` on tinygrad tensors of ``inputs``, realized and synchronized each call,
+    checked against ``want``; None when ``fn`` is None or tinygrad cannot run here (it needs clang for DEV=CPU)."""
+    import numpy as np
+
+    if fn is None:
+        return None
+    os.environ.setdefault("DEV", "CPU")
+    try:
+        from tinygrad import Device, Tensor
+    except ImportError:
+        return None
+    try:
+        tensors = [Tensor(x).realize() for x in inputs]
+        got = fn(*tensors).numpy()  # type: ignore[attr-defined]
+    except Exception as e:  # no usable tinygrad device (no clang), or an unsupported op
+        print(f"tinygrad not timed: {type(e).__name__}: {e}".splitlines()[0])
+        return None
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3 * max(1.0, float(np.abs(want).max())))
+
+    def call() -> None:
+        fn(*tensors).realize()  # type: ignore[attr-defined]
+        Device[Device.DEFAULT].synchronize()
+
+    return timings(call, repeat)
 
 
 def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
