@@ -55,6 +55,16 @@ class TargetDescription:
     """Threads a CPU launch may be split into (the cores this process may run on)."""
     vector_widths: dict[str, int] = field(default_factory=dict, hash=False)
     """Lanes of a native vector per dtype; filled from ``vector_bytes`` when left empty."""
+    vectorizes_loops: bool = False
+    """CPU: the target's compiler vectorizes plain loops itself, float reductions included (LLVM: kiln's float
+    ops carry ``reassoc``). When false the heuristic writes the vector lanes as upcasts (gcc runs with its loop
+    vectorizer off; its SLP vectorizer packs the lanes)."""
+    broadcast_reduce_bytes: int = 0
+    """CPU: each thread runs a kernel's output ranges as nested loops and the linearizer computes a reduction
+    outside the loops it does not depend on, so a reduction broadcast along inner ranges (softmax's row max)
+    costs one computation per outer point and can live in its consumer's kernel. The most bytes such a
+    reduction may read per result (its input should stay in cache for the consumer's loops); 0: never (GPU
+    threads would each recompute it), the scheduler realizes it."""
     native_dtypes: dict[str, frozenset[str]] = field(default_factory=dict, hash=False)
     """ALU op -> the only dtypes (names, or "index") it is native for; an op of ``alu_ops`` that is absent is
     native for every dtype it applies to. On the others ``uop-decompose`` rewrites it (PTX: ``ex2.approx``
@@ -108,8 +118,13 @@ def target_names() -> list[str]:
     return list(_DESCRIPTION_MODULES)
 
 
-def host_cpu_description(name: str, decomposed: frozenset[str]) -> TargetDescription:
-    """A host-CPU target: every dtype, all ALU ops but ``decomposed``, 64-bit index, host SIMD width, threads."""
+HOST_FUSED_REDUCE_BYTES = 1 << 17
+"""A fused row of up to 128 KiB stays in any host's L2 between the consumer's loops."""
+
+
+def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops: bool = False) -> TargetDescription:
+    """A host-CPU target: every dtype, all ALU ops but ``decomposed``, 64-bit index, host SIMD width, threads,
+    reductions fused into their consumers."""
     return TargetDescription(
         name=name,
         dtypes=frozenset(DTYPES),
@@ -118,6 +133,8 @@ def host_cpu_description(name: str, decomposed: frozenset[str]) -> TargetDescrip
         vector_bytes=host_vector_bytes(),
         has_threads=True,
         cpu_cores=usable_cores(),
+        vectorizes_loops=vectorizes_loops,
+        broadcast_reduce_bytes=HOST_FUSED_REDUCE_BYTES,
     )
 
 

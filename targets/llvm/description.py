@@ -13,4 +13,4 @@ DECOMPOSED = frozenset({"rsqrt", "sign", "erf"})
 
 
 def describe() -> TargetDescription:
-    return host_cpu_description("cpu-llvm", DECOMPOSED)
+    return host_cpu_description("cpu-llvm", DECOMPOSED, vectorizes_loops=True)
