@@ -182,6 +182,8 @@ class Emitter:
                 return U.DefineLocalOp(n.attr, n.type.element_type)  # type: ignore[arg-type, union-attr]
             case "barrier":
                 return U.BarrierOp()
+            case "wmma":
+                return U.WmmaOp(*args, *n.attr)  # type: ignore[misc]
         raise AssertionError(f"no uop op for node {n}")
 
 

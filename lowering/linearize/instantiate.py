@@ -35,6 +35,7 @@ from kiln.dialects.uop import AccType, PtrType
 from kiln.lowering.linearize.group import Grouping, Stage
 from kiln.lowering.linearize.launch import GpuLaunch, Launch, RangeInfo, describe_range, make_launch
 from kiln.lowering.linearize.nodes import Node, Program, Scope, conjunction, innermost
+from kiln.lowering.linearize.tensor_core import WARP_SHAPE, TensorCorePlan, plan_tensor_core
 from kiln.targets.description import TargetDescription
 from kiln.tools.diagnostics import error_at
 
@@ -73,6 +74,7 @@ class Instantiator:
         self.ranges: dict[SSAValue, RangeInfo] = {}
         self.deps: dict[SSAValue, tuple[SSAValue, ...]] = {}
         self._analyze()
+        self.tc: TensorCorePlan | None = plan_tensor_core(kernel, self.ranges, self.deps, target)
         looped = {r for op in self._ops(K.ReduceOp) for r in op.ranges}
         groups = [info for info in self.ranges.values() if info.kind == K.AxisKind.GROUP_REDUCE]
         outer = [
@@ -80,12 +82,14 @@ class Instantiator:
             for info in self.ranges.values()
             if info.kind not in EXPANDED and info.kind != K.AxisKind.GROUP_REDUCE and info.value not in looped
         ]
-        self.launch: Launch = make_launch(self.program, outer, groups, target, kernel)
+        warp = WARP_SHAPE[3] if self.tc is not None else 0
+        self.launch: Launch = make_launch(self.program, outer, groups, target, kernel, warp)
         self.grouping = Grouping(self.program, self.launch) if isinstance(self.launch, GpuLaunch) else None
         self.accesses: list[Access] = []
         self._memo: dict[tuple, Node] = {}
         self._nests: dict[tuple, list[Nest]] = {}
         self._slices: dict[K.ReduceOp, set[K.ReduceOp]] = {}
+        self._wmma: dict[tuple, Node] = {}
 
     # -- analysis ---------------------------------------------------------------------------
 
@@ -167,11 +171,23 @@ class Instantiator:
                     raise error_at(op, f"store depends on range {describe_range(self.ranges[r])}, which a reduce loops over")
             path = tuple(info for info in self.launch.outer if info.value in ranges)
             bindings, _ = self.launch.bindings(path)
-            for assignment in self._assignments(expanded):
-                self._store(op, {**bindings, **assignment})
+            lanes = self._c_lanes(expanded)
+            for assignment in self._assignments([r for r in expanded if r not in lanes[0]]):
+                for lane in lanes:
+                    self._store(op, {**bindings, **assignment, **lane})
         if self.grouping is not None:
             self.grouping.finish()
         return self.program
+
+    def _c_lanes(self, ranges: list[SSAValue]) -> list[dict[SSAValue, Bound]]:
+        """How a store over ``ranges`` binds the tensor core's M' and N': at each C lane's (m, n) of this warp
+        lane when it depends on them, else not at all (one binding without them)."""
+        tc = self.tc
+        if tc is None or (tc.m not in ranges and tc.n not in ranges):
+            return [{}]
+        assert isinstance(self.launch, GpuLaunch) and self.launch.lane is not None
+        root = self.program.root
+        return [{tc.m: (m, root), tc.n: (n, root)} for m, n in tc.positions(self.program, self.launch.lane, "c")]
 
     def _assignments(self, expanded: list[SSAValue]) -> list[dict[SSAValue, Bound]]:
         sizes = [range(self.ranges[r].const_size) for r in expanded]  # type: ignore[arg-type]
@@ -233,6 +249,8 @@ class Instantiator:
         unrolled = [info.value for info in infos if info.kind in EXPANDED]
         groups = [info for info in infos if info.kind == K.AxisKind.GROUP_REDUCE]
         loops = [info for info in infos if info.kind not in EXPANDED and info not in groups]
+        if self.tc is not None and op is self.tc.reduce:
+            return self._tensor_core(op, env, parent, [r for r in unrolled if r != self.tc.k], loops)
         if groups:  # each thread reduces at its own point of the group ranges
             assert isinstance(self.launch, GpuLaunch)
             env = {**env, **{g.value: (self.launch.local_ids[g.value], p.root) for g in groups}}
@@ -257,6 +275,39 @@ class Instantiator:
         assert nest is not None and self.grouping is not None
         nest.stage = nest.stage or self.grouping.stage(parent)
         return self.grouping.combine(nest.stage, kind, self._identity(kind, t), partial, groups, parent, name)
+
+    def _tensor_core(
+        self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope, unrolled: list[SSAValue], loops: list[RangeInfo]
+    ) -> Node:
+        """The reduce's value at the C lane ``env`` binds M'/N' to: a lane of the warp's D fragment, the sum of
+        ``uop.wmma`` over the K loop(s) and the other unrolled copies (module ``tensor_core``)."""
+        tc, p = self.tc, self.program
+        assert tc is not None and isinstance(self.launch, GpuLaunch) and self.launch.lane is not None
+        lane = self.launch.lane
+        c_lanes = [(m, n) for m, n in tc.positions(p, lane, "c")]
+        at = (env[tc.m], env[tc.n])
+        if isinstance(at[0], int) or isinstance(at[1], int) or (at[0][0], at[1][0]) not in c_lanes:
+            raise error_at(op, "the result of a reduce on tensor cores can only be used at its own output points")
+        rest = tuple(r for r in self.deps[op.result] if r not in (tc.m, tc.n))
+        key = (parent, self._key(rest, env))
+        if key not in self._wmma:
+            a_type, b_type, c_type = tc.fragment_types
+            acc = p.node("define_acc", (tc.zero(p),), AccType(c_type), scope=parent) if loops else None
+            nest = self._nest(op, loops, [], parent) if loops else None
+            inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes if nest else [])}}
+            d = p.node("acc_get", (acc,), c_type, scope=nest.scopes[-1]) if acc and nest else tc.zero(p)
+            root = p.root
+            for assignment in self._assignments(unrolled):
+                copy = {**inner_env, **assignment}
+                a = [self.value(tc.a, {**copy, tc.m: (m, root), tc.k: (k, root)}) for m, k in tc.positions(p, lane, "a")]
+                b = [self.value(tc.b, {**copy, tc.k: (k, root), tc.n: (n, root)}) for k, n in tc.positions(p, lane, "b")]
+                fragments = (p.node("vectorize", a, a_type), p.node("vectorize", b, b_type), d)
+                d = p.node("wmma", fragments, c_type, WARP_SHAPE)
+            if acc is not None and nest is not None:
+                p.node("acc_set", (acc, d), None, scope=nest.scopes[-1])
+                d = p.node("acc_get", (acc,), c_type, scope=parent, after=(nest.scopes[0],))
+            self._wmma[key] = d
+        return p.node("extract", (self._wmma[key],), op.result.type, c_lanes.index((at[0][0], at[1][0])), scope=parent)
 
     def _nest(self, op: K.ReduceOp, loops: list[RangeInfo], groups: list[RangeInfo], parent: Scope) -> Nest:
         """A loop nest for ``op`` in ``parent``: an existing one over the same ranges when neither this reduce

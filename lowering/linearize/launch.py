@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.dialects.kernel import AxisKind
@@ -212,6 +212,7 @@ class GpuLaunch(Launch):
         groups: list[RangeInfo],
         target: TargetDescription,
         kernel: Operation,
+        warp: int = 0,
     ):
         super().__init__(program, outer, groups, target, kernel)
         self.check_kinds((AxisKind.THREAD,))
@@ -222,16 +223,20 @@ class GpuLaunch(Launch):
         self.local_size = [1, 1, 1]
         self.local_ids: dict[SSAValue, Node] = {}
         self.axis_of: dict[SSAValue, int] = {}
-        self._map_workgroup()
+        self.lane: Node | None = None
+        """The thread's lane in its warp, for a kernel on tensor cores (``warp`` > 0)."""
+        self._map_workgroup(warp)
         self.guards_are_gates = bool(groups)
         """Barriers need uniform control flow: gate the accesses instead of bracketing them (module docstring)."""
-        self.dims = self._grid_dims([r for r in outer if r.kind == AxisKind.GLOBAL], bool(self.workgroup))
+        self.dims = self._grid_dims([r for r in outer if r.kind == AxisKind.GLOBAL], bool(self.workgroup) or warp > 0)
         self.dim_of = {r.value: d for d in self.dims for r in d.ranges}
         for d in self.dims:
             self._index_dim(d)
 
-    def _map_workgroup(self) -> None:
-        """Workgroup ranges (last one x) become ``local_id`` along their axis; their sizes make the workgroup."""
+    def _map_workgroup(self, warp: int) -> None:
+        """Workgroup ranges (last one x) become ``local_id`` along their axis; their sizes make the workgroup.
+        With ``warp`` threads per warp, x is ``warp`` times wider: ``local_id.x % warp`` is the lane and
+        ``local_id.x / warp`` the x range (consecutive x ids make a warp)."""
         sizes = self.local_size
         if len(self.workgroup) > 3:
             raise error_at(
@@ -244,6 +249,15 @@ class GpuLaunch(Launch):
             sizes[axis] = r.const_size
             self.axis_of[r.value] = axis
             self.local_ids[r.value] = self.program.node("special", (), r.size.type, f"local_id.{AXES[axis]}")
+        if warp:
+            if self.groups:
+                raise error_at(self.kernel, "a kernel on tensor cores cannot also group reductions across the workgroup")
+            p = self.program
+            x = p.node("special", (), IndexType(), "local_id.x")
+            self.lane = imod(p, x, p.index(warp))
+            if self.workgroup:
+                self.local_ids[self.workgroup[-1].value] = idiv(p, x, p.index(warp))
+            sizes[0] *= warp
         limits = self.target.max_workgroup_dims
         if math.prod(sizes) > self.target.max_workgroup_size or any(s > m for s, m in zip(sizes, limits)):  # type: ignore[arg-type]
             raise error_at(
@@ -377,8 +391,15 @@ def _text(n: Node, symbolic: str) -> str:
 
 
 def make_launch(
-    program: Program, outer: list[RangeInfo], groups: list[RangeInfo], target: TargetDescription, kernel: Operation
+    program: Program,
+    outer: list[RangeInfo],
+    groups: list[RangeInfo],
+    target: TargetDescription,
+    kernel: Operation,
+    warp: int = 0,
 ) -> Launch:
-    """The launch mapping for ``target``: GPU-style when it has workgroups (``max_grid_dims``), else CPU."""
-    cls = GpuLaunch if target.max_grid_dims is not None else CpuLaunch
-    return cls(program, outer, groups, target, kernel)
+    """The launch mapping for ``target``: GPU-style when it has workgroups (``max_grid_dims``), else CPU. ``warp``
+    > 0 (a kernel on tensor cores, GPUs only) adds the lanes of a warp to the workgroup's x dimension."""
+    if target.max_grid_dims is None:
+        return CpuLaunch(program, outer, groups, target, kernel)
+    return GpuLaunch(program, outer, groups, target, kernel, warp)

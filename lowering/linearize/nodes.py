@@ -18,7 +18,7 @@ from xdsl.ir import Attribute
 from kiln.dialects.alu import ALU_OPS, like
 from kiln.dialects.types import is_float
 
-PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract"})
+PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "wmma"})
 """Node ops without side effects: equal ones (same op, operands, type, attribute) are one node."""
 
 _SEQ = itertools.count()
@@ -50,7 +50,7 @@ class Scope:
 class Node:
     """One future uop op: ``op`` is param, special, const, alu (``attr`` = kind), cast, bitcast, load, store,
     define_acc, acc_get, acc_set, vectorize, extract (``attr`` = lane), define_local (``attr`` = size),
-    barrier or range (a loop's counter)."""
+    barrier, wmma (``attr`` = (m, n, k, threads)) or range (a loop's counter)."""
 
     def __init__(
         self,
