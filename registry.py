@@ -61,8 +61,15 @@ _TARGETS: dict[str, str] = {
 PIPELINES: dict[str, str] = {
     "lower-to-kernel": "graph-decompose,graph-canonicalize,cse,graph-mark-realize,convert-graph-to-kernel,kernel-plan-memory",
 }
+
+
+def _schedule_for(target: str) -> str:
+    """lower-to-kernel scheduling for ``target`` (which reduce broadcasts it fuses)."""
+    return PIPELINES["lower-to-kernel"].replace("graph-mark-realize", f"graph-mark-realize{{target={target}}}")
+
+
 PIPELINES["lower-to-uop"] = (
-    PIPELINES["lower-to-kernel"] + ",kernel-optimize{target=cpu-llvm},convert-kernel-to-uop{target=cpu-llvm},uop-simplify"
+    _schedule_for("cpu-llvm") + ",kernel-optimize{target=cpu-llvm},convert-kernel-to-uop{target=cpu-llvm},uop-simplify"
 )
 for _name, _target, _convert in (
     ("lower-to-llvm", "cpu-llvm", "convert-uop-to-llvm"),
@@ -71,7 +78,7 @@ for _name, _target, _convert in (
     ("lower-to-wgsl", "webgpu", "convert-uop-to-wgsl"),
 ):
     PIPELINES[_name] = (
-        PIPELINES["lower-to-kernel"]
+        _schedule_for(_target)
         + f",kernel-optimize{{target={_target}}},convert-kernel-to-uop{{target={_target}}},uop-simplify,"
         + f"uop-decompose{{target={_target}}},{_convert}"
     )

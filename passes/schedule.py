@@ -16,18 +16,21 @@ with its elementwise consumers: matmul + bias + relu is one kernel.
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from kiln.dialects import graph
-from kiln.dialects.types import TensorType
+from kiln.dialects.types import TensorType, declared_dims, itemsize
+from kiln.runtime.errors import KilnError
+from kiln.targets.description import TargetDescription, get_target
 
 REALIZE_ATTR = "graph.realize"
 RECOMPUTE_LIMIT = 24
@@ -57,44 +60,133 @@ def broadcast_operand(op: Operation, i: int) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class _View:
+    """Where a value on a path from a kernel's root is computed, in the loops each thread of a CPU target runs.
+
+    Loops are numbered in nesting order: the root's dims first, then the ranges of each reduction inside the
+    reductions enclosing it. `dims` gives per dim of the value the loop its index walks (None: index 0, a
+    broadcast dim), or is None where an index map is not followed (pad, concat, gather, shrink, flip; a reshape
+    keeps the loops, not the exact index); `exact`: the same dims mean the same index, so the kernel builder
+    computes the value once; `live`: the loops around the computation."""
+
+    dims: tuple[int | None, ...] | None
+    live: frozenset[int]
+    exact: bool = True
+
+
+@dataclass
+class _Kernel:
+    """The state of one root's walk."""
+
+    root: SSAValue
+    unit: frozenset[int]
+    """The root's dims of size 1: loops that run once."""
+    seen: set[tuple] = field(default_factory=set)
+    bases: dict[tuple, int] = field(default_factory=dict)
+    """First loop number of each reduction's ranges, per (reduction, dims)."""
+    next_loop: int = 0
+
+    def base(self, op: Operation, dims: tuple, count: int) -> int:
+        key = (op, dims)
+        if key not in self.bases:
+            self.bases[key], self.next_loop = self.next_loop, self.next_loop + count
+        return self.bases[key]
+
+
 @dataclass
 class _Walk:
     """One analysis round over a function: which values would be computed how often."""
 
     realized: dict[SSAValue, str]
+    fuse_bytes: int = 0
+    """The target's `broadcast_reduce_bytes`: 0 realizes every reduce broadcast (and follows no loops)."""
+    symbols: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def run(self, roots: list[SSAValue]) -> dict[SSAValue, str]:
         """New realize decisions found by walking every kernel root (empty when stable)."""
-        visits: Counter[SSAValue] = Counter()
-        found: dict[SSAValue, str] = {}
+        self.found: dict[SSAValue, str] = {}
+        self.computed: dict[SSAValue, set[object]] = defaultdict(set)
         for root in roots:
-            seen: set[tuple[SSAValue, bool]] = set()
-            self._visit(root, root, False, seen, visits, found)
-        for v, n in visits.items():
-            if n > 1 and v not in self.realized and v not in found:
+            t: TensorType = root.type  # type: ignore[assignment]
+            kernel = _Kernel(root, frozenset(i for i, d in enumerate(t.shape) if d == 1), next_loop=t.rank)
+            view = _View(tuple(range(t.rank)), frozenset(range(t.rank))) if self.fuse_bytes else None
+            self._visit(kernel, root, view, False)
+        for v, keys in self.computed.items():
+            if len(keys) > 1 and v not in self.realized and v not in self.found:
                 owner = v.owner
                 if isinstance(owner, Operation) and is_reduce(owner):
-                    found[v] = "multi-use reduce"
+                    self.found[v] = "multi-use reduce"
                 elif isinstance(owner, Operation) and self._cost(v) > RECOMPUTE_LIMIT:
-                    found[v] = "shared expensive"
-        return found
+                    self.found[v] = "shared expensive"
+        return self.found
 
-    def _visit(self, v, root, bcast, seen, visits, found) -> None:
+    def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool) -> None:
         owner = v.owner
-        if not isinstance(owner, Operation) or (v is not root and v in self.realized):
+        if not isinstance(owner, Operation) or (v is not k.root and v in self.realized):
             return
-        if v is not root:
-            visits[v] += 1
-        if (v, bcast) in seen:
+        if v is not k.root:  # one computation per path, or per index where the index is known
+            self.computed[v].add((k.root, view.dims) if view is not None and view.exact else object())
+        if (v, bcast, view) in k.seen:
             return
-        seen.add((v, bcast))
+        k.seen.add((v, bcast, view))
         if is_reduce(owner):
-            if bcast and v is not root:
-                found.setdefault(v, "reduce broadcast")
+            if v is not k.root and self._recomputed(k, owner, view, bcast):
+                self.found.setdefault(v, "reduce broadcast")
                 return
             bcast = False
         for i, operand in enumerate(owner.operands):
-            self._visit(operand, root, bcast or broadcast_operand(owner, i), seen, visits, found)
+            self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
+
+    def _recomputed(self, k: _Kernel, op: Operation, view: _View | None, bcast: bool) -> bool:
+        """Would this reduction, reached through a broadcast, be computed more than once per result? Where
+        loops are followed: when it is broadcast along a loop outside one it depends on (column sums broadcast
+        over rows), or reads more than `fuse_bytes` per result; else only hoisting keeps it once per result."""
+        if view is None or view.dims is None:
+            return bcast
+        depends = {p for p in view.dims if p is not None}
+        spread = view.live - depends - k.unit
+        if not spread:
+            return False
+        last = max(depends, default=-1)
+        return any(p < last for p in spread) or _read_bytes(op, self.symbols) > self.fuse_bytes
+
+    def _operand_view(self, k: _Kernel, op: Operation, i: int, view: _View | None) -> _View | None:
+        """The view of operand i of `op` computed at `view`."""
+        if view is None or view.dims is None:
+            return view
+        ot: TensorType = op.operands[i].type  # type: ignore[assignment]
+        rt: TensorType = op.results[0].type  # type: ignore[assignment]
+        if is_reduce(op):
+            axes = [int(a) for a in op.properties["axes"].get_values()]  # type: ignore[attr-defined]
+            keep = rt.rank == ot.rank
+            base = k.base(op, view.dims, len(axes))
+            out = iter(view.dims)
+            dims: list[int | None] = []
+            for d in range(ot.rank):
+                if d in axes:
+                    dims.append(base + axes.index(d))
+                    if keep:
+                        next(out)
+                else:
+                    dims.append(next(out))
+            depends = frozenset(p for p in view.dims if p is not None)
+            return _View(tuple(dims), depends | {base + j for j in range(len(axes))}, view.exact)
+        if isinstance(op, graph.BinaryOp | graph.WhereOp | graph.ExpandOp):
+            pad = rt.rank - ot.rank
+            dims = tuple(None if d == 1 and rt.shape[j + pad] != 1 else view.dims[j + pad] for j, d in enumerate(ot.shape))
+            return replace(view, dims=dims)
+        if isinstance(op, graph.PermuteOp):
+            moved: list[int | None] = [None] * ot.rank
+            for j, p in enumerate(op.perm.get_values()):
+                moved[p] = view.dims[j]
+            return replace(view, dims=tuple(moved))
+        if isinstance(op, graph.ReshapeOp) and [d for d in ot.shape if d != 1] == [d for d in rt.shape if d != 1]:
+            kept = iter(p for p, d in zip(view.dims, rt.shape) if d != 1)
+            return _View(tuple(None if d == 1 else next(kept) for d in ot.shape), view.live, False)
+        if isinstance(op, graph.UnaryOp | graph.CastOp | graph.BitcastOp | graph.ContiguousOp):
+            return view
+        return _View(None, view.live, False)
 
     def _cost(self, v: SSAValue, memo: dict[SSAValue, int] | None = None) -> int:
         memo = {} if memo is None else memo
@@ -107,8 +199,17 @@ class _Walk:
         return memo[v]
 
 
-def decide_realize(fn: func.FuncOp) -> dict[SSAValue, str]:
-    """The realize decisions of one function (value -> reason), iterated to a fixed point."""
+def _read_bytes(op: Operation, symbols: dict[str, tuple[int, int]]) -> int:
+    """The bytes a reduction reads per result (symbolic dims at their declared maximum)."""
+    xt: TensorType = op.operands[0].type  # type: ignore[assignment]
+    axes = op.properties["axes"].get_values()  # type: ignore[attr-defined]
+    extents = [symbols[d][1] if isinstance(d, str) else d for d in (xt.shape[a] for a in axes)]
+    return math.prod(extents) * itemsize(xt.element_type)
+
+
+def decide_realize(fn: func.FuncOp, target: TargetDescription | None = None) -> dict[SSAValue, str]:
+    """The realize decisions of one function (value -> reason), iterated to a fixed point; a target that
+    hoists reductions keeps those broadcast along inner loops in their consumer's kernel."""
     realized: dict[SSAValue, str] = {}
     body = fn.body.blocks.first
     assert body is not None
@@ -121,7 +222,7 @@ def decide_realize(fn: func.FuncOp) -> dict[SSAValue, str]:
             for v in op.operands:
                 if isinstance(v.owner, Operation) and v not in realized:
                     realized[v] = "output"
-    walk = _Walk(realized)
+    walk = _Walk(realized, target.broadcast_reduce_bytes if target else 0, declared_dims(fn))
     while True:
         found = walk.run(list(realized))
         if not found:
@@ -129,15 +230,23 @@ def decide_realize(fn: func.FuncOp) -> dict[SSAValue, str]:
         realized.update(found)
 
 
+@dataclass(frozen=True)
 class GraphMarkRealize(ModulePass):
     """Decide the kernels: mark each value that is written to memory with `graph.realize = "<reason>"`."""
 
     name = "graph-mark-realize"
 
+    target: str | None = None
+    """Schedule for this target (its description says which reduce broadcasts it may fuse); none: for any."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            target = get_target(self.target) if self.target is not None else None
+        except KilnError as e:
+            raise PassFailedException(f"graph-mark-realize: {e}") from None
         for fn in op.walk():
             if isinstance(fn, func.FuncOp) and not fn.is_declaration:
-                for v, why in decide_realize(fn).items():
+                for v, why in decide_realize(fn, target).items():
                     owner = v.owner
                     assert isinstance(owner, Operation)
                     owner.attributes[REALIZE_ATTR] = StringAttr(why)
