@@ -111,12 +111,37 @@ ALU = {
 def run_kernel(kernel: U.UopKernelOp, args: list, specials: dict[str, int] | None = None) -> None:
     """Execute ``kernel`` once (one thread, no barriers) on ``args``: numpy arrays for pointer params (written in
     place), ints for index params."""
-    for _ in thread(kernel, args, specials or {}, {}):
-        raise AssertionError("uop.barrier in a kernel run by a single thread")
+    for op, _ in thread(kernel, args, specials or {}, {}):
+        raise AssertionError(f"{op.name} in a kernel run by a single thread")
 
 
-def thread(kernel: U.UopKernelOp, args: list, specials: dict[str, int], local: dict) -> Iterator[Operation]:
-    """One thread of ``kernel``: yields at every ``uop.barrier`` (the op) and returns at the end. ``local`` holds
+def mma_m16n8k16_fragments(lane: int) -> dict[str, list[tuple[int, int]]]:
+    """(row, col) of each element a0..a7, b0..b3, c0..c3 that ``lane`` holds for PTX ``mma.m16n8k16`` with
+    .f16/.bf16 A/B and .f32 C/D, worded as the PTX ISA's tables ("Matrix Fragments for mma.m16n8k16 with
+    floating point type"), independently of the linearizer's own table."""
+    group, thread_in_group = lane >> 2, lane % 4
+    a = [(group + 8 * (i in (2, 3, 6, 7)), thread_in_group * 2 + (i & 0x1) + 8 * (i >= 4)) for i in range(8)]
+    b = [(thread_in_group * 2 + (i & 0x1) + 8 * (i >= 2), group) for i in range(4)]
+    c = [(group + 8 * (i >= 2), thread_in_group * 2 + (i & 0x1)) for i in range(4)]
+    return {"a": a, "b": b, "c": c}
+
+
+def warp_mma(fragments: list[tuple[int, list]]) -> list[np.ndarray]:
+    """``uop.wmma`` m16n8k16 for one warp: (lane, [a, b, c]) of its 32 threads -> each thread's D fragment.
+    Products and sums in f32 (the tensor core's accumulator)."""
+    assert sorted(lane for lane, _ in fragments) == list(range(32)), "uop.wmma needs all 32 lanes of the warp"
+    a, b, c = np.zeros((16, 16), np.float32), np.zeros((16, 8), np.float32), np.zeros((16, 8), np.float32)
+    for lane, values in fragments:
+        for matrix, name, value in zip((a, b, c), "abc", values):
+            for (row, col), x in zip(mma_m16n8k16_fragments(lane)[name], np.asarray(value, np.float32)):
+                matrix[row, col] = x
+    d = a @ b + c
+    return [np.array([d[pos] for pos in mma_m16n8k16_fragments(lane)["c"]], np.float32) for lane, _ in fragments]
+
+
+def thread(kernel: U.UopKernelOp, args: list, specials: dict[str, int], local: dict) -> Iterator[tuple[Operation, list]]:
+    """One thread of ``kernel``: yields (op, operand values) at every ``uop.barrier`` and ``uop.wmma`` (ops the
+    workgroup executes together; ``send`` gives a wmma its result) and returns at the end. ``local`` holds
     the workgroup's local memory (``uop.define_local`` op -> array), shared by the threads of a workgroup."""
     ops = list(kernel.body.block.ops)
     position = {op: n for n, op in enumerate(ops)}
@@ -145,7 +170,9 @@ def thread(kernel: U.UopKernelOp, args: list, specials: dict[str, int], local: d
                     pc = position[rng] + 1  # type: ignore[index]
                     continue
             if isinstance(op, U.BarrierOp):
-                yield op
+                yield op, []
+            elif isinstance(op, U.WmmaOp):
+                env[op.result] = yield op, [env[v] for v in op.operands]
             elif isinstance(op, U.DefineLocalOp):
                 if op not in local:  # never written: NaN (or the lowest integer) shows up in any result that reads it
                     dtype = _np_type(op.result.type.element_type)  # type: ignore[attr-defined]
@@ -159,16 +186,35 @@ def thread(kernel: U.UopKernelOp, args: list, specials: dict[str, int], local: d
 
 def run_workgroup(kernel: U.UopKernelOp, args: list, ids: list[dict[str, int]]) -> None:
     """Run the threads of one workgroup (their specials ``ids``) in lockstep from barrier to barrier; every
-    thread must reach the same barriers (uniform control flow) and finish together. Between two barriers the
-    last thread runs first and thread 0 last, so thread 0 (which stores what a workgroup combined) sees any
-    local memory another thread overwrote too early: a missing barrier changes the result."""
+    thread must reach the same barriers and ``uop.wmma`` ops (uniform control flow) and finish together.
+    Between two stops the last thread runs first and thread 0 last, so thread 0 (which stores what a workgroup
+    combined) sees any local memory another thread overwrote too early: a missing barrier changes the result.
+    At a ``uop.wmma`` each warp (32 consecutive ``local_id.x``) multiplies its lanes' fragments."""
     local: dict = {}
-    threads = [thread(kernel, args, specials, local) for specials in reversed(ids)]
+    order = list(reversed(ids))
+    threads = [thread(kernel, args, specials, local) for specials in order]
+    replies: list = [None] * len(threads)
     while True:
-        stops = [next(t, None) for t in threads]
-        assert len(set(map(id, stops))) == 1, f"threads of one workgroup stopped at different barriers: {stops}"
-        if stops[0] is None:
+        stops = [_resume(t, r) for t, r in zip(threads, replies)]
+        ops = [s[0] if s else None for s in stops]
+        assert len(set(map(id, ops))) == 1, f"threads of one workgroup stopped at different ops: {ops}"
+        if ops[0] is None:
             return
+        if isinstance(ops[0], U.WmmaOp):
+            warps: dict[tuple, list[int]] = {}
+            for n, t in enumerate(order):
+                warps.setdefault((t.get("local_id.x", 0) // 32, t.get("local_id.y", 0), t.get("local_id.z", 0)), []).append(n)
+            for members in warps.values():
+                fragments = [(order[n].get("local_id.x", 0) % 32, stops[n][1]) for n in members]  # type: ignore[index]
+                for n, d in zip(members, warp_mma(fragments)):
+                    replies[n] = d
+
+
+def _resume(t: Iterator, reply: object) -> tuple | None:
+    try:
+        return t.send(reply)  # type: ignore[attr-defined]
+    except StopIteration:
+        return None
 
 
 def _execute(op: Operation, env: dict, args: list, specials: dict[str, int]) -> None:
