@@ -80,8 +80,11 @@ def size_bound(r: K.RangeOp, bounds: dict[str, tuple[int, int]], symbols: list[s
 
 
 def expansion(kernel: K.KernelOp) -> int:
-    """Copies of the body one thread makes: the product of the upcast and unroll range sizes."""
-    return math.prod(const_size(r) or 1 for r in ranges(kernel) if kind(r) in EXPANDED_KINDS)
+    """Copies of the body one thread makes: the product of the upcast and unroll range sizes, divided by the
+    32 lanes of a warp when a tensor core spreads its tile over them (the ``tc`` opt marks the reduce)."""
+    copies = math.prod(const_size(r) or 1 for r in ranges(kernel) if kind(r) in EXPANDED_KINDS)
+    warp = any("tensor_core" in op.attributes for op in kernel.body.block.ops if isinstance(op, K.ReduceOp))
+    return copies // 32 if warp else copies
 
 
 def applied(kernel: K.KernelOp) -> list[str] | None:

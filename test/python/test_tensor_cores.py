@@ -60,10 +60,12 @@ EVALUATED = ["bf16_to_f32_32x16x48", "bf16_batch_symbolic"]
 """The cases small enough for the Python evaluator (a few hundred thousand op executions at most)."""
 
 
-def to_uop(text: str) -> ModuleOp:
+def to_uop(text: str, opts: str = "") -> ModuleOp:
+    """``text`` linearized for cuda, optimized by the heuristic or with ``opts``."""
     ctx = make_context()
     module = Parser(ctx, text).parse_module()
-    spec = PIPELINES["lower-to-kernel"] + ",kernel-optimize{target=cuda},convert-kernel-to-uop{target=cuda},uop-simplify"
+    optimize = f'kernel-optimize{{target=cuda opts="{opts}"}}' if opts else "kernel-optimize{target=cuda}"
+    spec = PIPELINES["lower-to-kernel"] + f",{optimize},convert-kernel-to-uop{{target=cuda}},uop-simplify"
     PassPipeline.parse_spec(get_all_passes(), spec).apply(ctx, module)
     module.verify()
     return module
@@ -107,6 +109,19 @@ def test_the_warp_computes_the_matmul_in_the_mma_lane_layout(case: str) -> None:
     module = to_uop(text)
     (kernel,) = [k for k in module.ops if isinstance(k, U.UopKernelOp)]
     assert count(kernel, U.WmmaOp) == 1 and kernel.attributes["opts"].data[0].data == "tc:0:0"  # type: ignore[attr-defined]
+    args = inputs(text, symbols)
+    (got,) = evaluate(module, args, symbols)
+    np.testing.assert_allclose(got.astype(np.float64), expected(args), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(("opts", "wmmas"), [("tc:0:0,local:0:2", 1), ("tc:0:0,upcast:0:2,unroll:0:2,local:1:2", 4)])
+def test_opts_after_tc_give_more_tiles_per_warp_or_more_warps(opts: str, wmmas: int) -> None:
+    """An upcast of an output axis gives a warp more tiles, an unroll of K more wmmas per iteration into the same
+    accumulator, a local range more warps per workgroup (local_size.x = 32 x its size)."""
+    text, symbols = matmul("f16", 64, 32, 64, out="f32"), {}
+    module = to_uop(text, opts)
+    (kernel,) = [k for k in module.ops if isinstance(k, U.UopKernelOp)]
+    assert count(kernel, U.WmmaOp) == wmmas and kernel.attributes["local_size"].data[0].value.data == 64  # type: ignore[attr-defined]
     args = inputs(text, symbols)
     (got,) = evaluate(module, args, symbols)
     np.testing.assert_allclose(got.astype(np.float64), expected(args), rtol=1e-6, atol=1e-6)
