@@ -128,7 +128,8 @@ def apply_tensor_core(kernel: K.KernelOp, opt: Opt, target: TargetDescription) -
     if opt.axis >= len(matches):
         raise OptError(
             f"{len(matches)} matmul reduce(s) fit the {core.name} tensor core (needs an f32 sum of products of "
-            f"{'/'.join(core.inputs)} loads, M % {core.m}, N % {core.n}, K % {core.k} == 0); there is no choice {opt.axis}"
+            f"{'/'.join(core.inputs)} loads over one reduce range, with M, N and K constant multiples of {core.m}, "
+            f"{core.n} and {core.k}: no padding, no symbolic sizes); there is no choice {opt.axis}"
         )
     match = matches[opt.axis]
     rewrite.split(kernel, match.m, core.m, AxisKind.UPCAST)

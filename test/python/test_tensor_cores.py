@@ -35,11 +35,13 @@ from kiln.targets.ptx import toolchain
 from test_linearizer import count, launch
 
 
-def matmul(dtype: str, m: int, n: int, k: int, batch: str = "", out: str = "") -> str:
-    """A graph-level (batched) ``@mm`` of ``dtype`` inputs, computed in ``dtype`` or cast to ``out`` first."""
+def matmul(dtype: str, m: int | str, n: int, k: int, batch: str = "", out: str = "") -> str:
+    """A graph-level (batched) ``@mm`` of ``dtype`` inputs, computed in ``dtype`` or cast to ``out`` first;
+    the batch and a symbolic M range over 1..4."""
     b = f"{batch}x" if batch else ""
     out = out or dtype
-    attrs = f" attributes {{graph.dims = #graph.dims<{batch} = [1, 4]>}}" if batch else ""
+    symbols = [s for s in (batch, m) if isinstance(s, str) and s]
+    attrs = f" attributes {{graph.dims = #graph.dims<{', '.join(f'{s} = [1, 4]' for s in symbols)}>}}" if symbols else ""
     ta, tb = (f"!graph.tensor<{b}{r}x{c}x{dtype}>" for r, c in ((m, k), (k, n)))
     xa, xb, tc = (f"!graph.tensor<{b}{r}x{c}x{out}>" for r, c in ((m, k), (k, n), (m, n)))
     return f"""func.func @mm(%a: {ta}, %b: {tb}) -> {tc}{attrs} {{
@@ -165,6 +167,16 @@ def test_tensor_core_matmuls_run_on_cuda_like_the_interpreter(case: str) -> None
 
 # ---------------------------------------------------------------------------------------------
 # where tensor cores are not
+
+
+@pytest.mark.parametrize("text", [matmul("f16", 24, 16, 32), matmul("f16", 32, 8, 24), matmul("bf16", "M", 8, 16)])
+def test_shapes_the_tensor_core_cannot_tile_are_refused_with_the_reason(text: str) -> None:
+    ctx = make_context()
+    module = Parser(ctx, text).parse_module()
+    PassPipeline.parse_spec(get_all_passes(), PIPELINES["lower-to-kernel"]).apply(ctx, module)
+    (kernel,) = [k for k in module.ops if isinstance(k, K.KernelOp)]
+    with pytest.raises(OptError, match="0 matmul reduce.s. fit the m16n8k16 tensor core .* constant multiples of 16, 8 and 16"):
+        apply_opt(kernel, Opt.parse("tc:0:0"), get_target("cuda"))
 
 
 @pytest.mark.parametrize("target", ["cpu-llvm", "cpu-c", "webgpu"])
