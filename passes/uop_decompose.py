@@ -290,7 +290,8 @@ def _exp(b: Builder, x: SSAValue) -> SSAValue:
     err = b.alu("fma", x, lo, err)
     e = b.alu("exp2", t)
     corrected = b.alu("fma", e, b.alu("mul", err, b.const(float(LN2), x)), e)
-    return b.where(b.alu("cmpne", err, err), e, corrected)  # t = ±inf or nan: inf - inf left no error term
+    # nan where t = ±inf or nan (inf - inf left no error term) or e overflowed (inf times a negative correction)
+    return b.where(b.alu("cmpne", corrected, corrected), e, corrected)
 
 
 def _log(b: Builder, x: SSAValue) -> SSAValue:

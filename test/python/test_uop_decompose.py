@@ -182,6 +182,14 @@ def test_unary_rule_special_values(kind: str) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-6)  # nan where nan, ±inf where ±inf
 
 
+@pytest.mark.parametrize("t", [F32, F64], ids=["f32", "f64"])
+def test_exp_overflows_to_inf(t: Attribute) -> None:
+    """Where exp2(t) is inf, a negative correction must not turn it into inf - inf = nan."""
+    x = np.array([88.8, 100, 1e30, 3e38] if t == F32 else [709.8, 1000, 1e300], to_numpy(t))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(evaluate(decomposed("exp", t), x), np.inf)
+
+
 def test_floor_ceil_sign_exact() -> None:
     x = np.concatenate([np.linspace(-5, 5, 4001, dtype=np.float32), SPECIAL])
     for kind in ("floor", "ceil", "sign"):
