@@ -36,6 +36,7 @@ _UPSTREAM_DIALECTS = ("builtin", "func", "arith", "llvm", "test")
 _PASSES: dict[str, str] = {
     "graph-canonicalize": "kiln.passes.graph_canonicalize:GraphCanonicalize",
     "graph-decompose": "kiln.passes.graph_decompose:GraphDecompose",
+    "graph-pack-matmul": "kiln.passes.pack_matmul:GraphPackMatmul",
     "graph-mark-realize": "kiln.passes.schedule:GraphMarkRealize",
     "convert-graph-to-kernel": "kiln.lowering.graph_to_kernel:ConvertGraphToKernel",
     "kernel-plan-memory": "kiln.passes.memory_plan:KernelPlanMemory",
@@ -64,8 +65,9 @@ PIPELINES: dict[str, str] = {
 
 
 def _schedule_for(target: str) -> str:
-    """lower-to-kernel scheduling for ``target`` (which reduce broadcasts it fuses)."""
-    return PIPELINES["lower-to-kernel"].replace("graph-mark-realize", f"graph-mark-realize{{target={target}}}")
+    """lower-to-kernel scheduling for ``target`` (which matmuls read a packed B, which reduce broadcasts it fuses)."""
+    schedule = PIPELINES["lower-to-kernel"].replace("graph-mark-realize", f"graph-mark-realize{{target={target}}}")
+    return f"graph-pack-matmul{{target={target}}},{schedule}" if target in ("cpu-llvm", "cpu-c") else schedule
 
 
 PIPELINES["lower-to-uop"] = (

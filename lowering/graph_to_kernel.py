@@ -5,6 +5,8 @@ translates. A kernel computes its realized value at every point of fresh `global
 shape. Producers that are not realized are inlined by *indexing* them (tinygrad's rangeify): movement ops
 transform the index polynomials (with validity conditions for pad/concat), elementwise ops apply to the
 indexed operands, reductions open `reduce` ranges, and realized values and function arguments are loaded.
+An output range that the indexing only divides and takes modulo by a constant (a matmul reading a B packed by
+`graph-pack-matmul`) is rebuilt as two ranges, panel and lane, so the kernel has plain strides.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ class _KernelEmitter:
     b: KernelBuilder = field(init=False)
     _memo: dict[tuple, SSAValue] = field(default_factory=dict)
     _next_range: int = 0
+    _output_ranges: dict[SSAValue, tuple[int, Poly]] = field(default_factory=dict)
+    """Output range -> (dim, size), for the dims built as one range."""
 
     def __post_init__(self) -> None:
         self.b = KernelBuilder(self.symbols)
@@ -81,15 +85,43 @@ class _KernelEmitter:
         return Poly.of(range_atom(rid, size)), self.b.range(rid, size, kind)
 
     # -- the kernel ------------------------------------------------------------------------------
-    def build(self, root: SSAValue, out_key: object) -> None:
+    def build(self, root: SSAValue, out_key: object, splits: dict[int, int] | None = None) -> None:
+        """The kernel of `root`. `splits` (output dim -> w) builds that dim as two ranges, size/w panels of w;
+        the panel ranges come first (outermost), so one panel is reused by every point of the others."""
         t: TensorType = root.type  # type: ignore[assignment]
         out = self.b.buffer(out_key, BufferType(t.shape, t.element_type), "output")
         self.b.output_key = out_key
         shape = self.dims(t)
-        idx = [self.new_range(d, K.AxisKind.GLOBAL)[0] for d in shape]
+        splits = splits or {}
+        panels = {d: self.new_range(shape[d].floordiv(w), K.AxisKind.GLOBAL)[0] * w for d, w in splits.items()}
+        idx: list[Poly] = []
+        for d, size in enumerate(shape):
+            if d in panels:
+                idx.append(panels[d] + self.new_range(Poly.of(splits[d]), K.AxisKind.GLOBAL)[0])
+            else:
+                p, rv = self.new_range(size, K.AxisKind.GLOBAL)
+                self._output_ranges[rv] = (d, size)
+                idx.append(p)
         # A function result that is an argument is copied (its kernel is a load and a store).
         v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else self.compute(root, tuple(idx), ())
         self.b.store(out, linearize(idx, shape), v, None)
+
+    def range_splits(self) -> dict[int, int]:
+        """Output dims (-> w) whose range the kernel divides and takes modulo by one constant w, a proper divisor
+        of its constant size (a panel-packed operand read back through permute/reshape). Built as two ranges,
+        the div/mod become plain strides, which vectorize."""
+        divisors: dict[SSAValue, set[object]] = {}
+        for op in self.b.block.ops:
+            if op.name in ("kernel.idiv", "kernel.mod") and op.operands[0] in self._output_ranges:
+                w = op.operands[1].owner
+                divisors.setdefault(op.operands[0], set()).add(w.value.value.data if isinstance(w, K.ConstOp) else None)
+        splits: dict[int, int] = {}
+        for rv, ws in divisors.items():
+            d, size = self._output_ranges[rv]
+            w = next(iter(ws))
+            if len(ws) == 1 and isinstance(w, int) and size.is_const() and 1 < w < size.const and size.const % w == 0:
+                splits[d] = w
+        return splits
 
     # -- values ----------------------------------------------------------------------------------
     def value(self, v: SSAValue, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
@@ -345,6 +377,9 @@ class ConvertGraphToKernel(ModulePass):
         for i, (root, key) in enumerate(roots):
             em = _KernelEmitter(realized, symbols)
             em.build(root, key)
+            if splits := em.range_splits():
+                em = _KernelEmitter(realized, symbols)
+                em.build(root, key, splits)
             block, keys, reasons, syms = em.b.finish()
             attrs: dict[str, Attribute] = {
                 "inputs": ArrayAttr([StringAttr(r) for r in reasons]),
