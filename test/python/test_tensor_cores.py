@@ -129,6 +129,27 @@ def test_opts_after_tc_give_more_tiles_per_warp_or_more_warps(opts: str, wmmas: 
     np.testing.assert_allclose(got.astype(np.float64), expected(args), rtol=1e-6, atol=1e-6)
 
 
+BIAS_RELU = """func.func @mm(%a: !graph.tensor<32x32xf16>, %b: !graph.tensor<32x16xf16>, %bias: !graph.tensor<16xf32>) -> !graph.tensor<32x16xf32> {
+  %xa = graph.cast %a : (!graph.tensor<32x32xf16>) -> !graph.tensor<32x32xf32>
+  %xb = graph.cast %b : (!graph.tensor<32x16xf16>) -> !graph.tensor<32x16xf32>
+  %c = graph.matmul %xa, %xb : (!graph.tensor<32x32xf32>, !graph.tensor<32x16xf32>) -> !graph.tensor<32x16xf32>
+  %d = graph.add %c, %bias : (!graph.tensor<32x16xf32>, !graph.tensor<16xf32>) -> !graph.tensor<32x16xf32>
+  %r = graph.relu %d : !graph.tensor<32x16xf32>
+  func.return %r : !graph.tensor<32x16xf32>
+}
+"""
+
+
+def test_a_fused_epilogue_reads_its_operands_at_each_c_element() -> None:
+    """The bias load and the relu after the matmul are instantiated per C element, at that element's column."""
+    module = to_uop(BIAS_RELU)
+    assert len([k for k in module.ops if isinstance(k, U.UopKernelOp)]) == 1
+    a, b, bias = inputs(BIAS_RELU, {})
+    (got,) = evaluate(module, [a, b, bias], {})
+    want = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
+    np.testing.assert_allclose(got, want.reshape(-1), rtol=1e-6, atol=1e-6)
+
+
 def test_a_wrong_lane_layout_gives_wrong_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
     """The evaluator's check has teeth: the A fragment's two k halves swapped (a plausible slip) fails it."""
     a = tensor_core.FRAGMENTS["a"]
