@@ -57,8 +57,9 @@ CASES = {
     "f16_64x64x64": (matmul("f16", 64, 64, 64), {}),
     "bf16_to_f32_32x16x48": (matmul("bf16", 32, 16, 48, out="f32"), {}),
     "bf16_batch_symbolic": (matmul("bf16", 16, 8, 32, batch="B", out="f32"), {"B": 3}),
+    "f16_16x8x16": (matmul("f16", 16, 8, 16), {}),
 }
-EVALUATED = ["bf16_to_f32_32x16x48", "bf16_batch_symbolic"]
+EVALUATED = ["bf16_to_f32_32x16x48", "bf16_batch_symbolic", "f16_16x8x16"]
 """The cases small enough for the Python evaluator (a few hundred thousand op executions at most)."""
 
 
