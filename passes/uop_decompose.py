@@ -2,9 +2,10 @@
 
 What a target has is data: ``TargetDescription.is_native(op, dtype)`` (``kiln.targets.description``). Every
 ALU op that is not native on its operands' dtype is replaced by the ops of its rule below; a rule may use any
-op, and ops it emits that the target lacks are decomposed in turn (a rule never needs itself, directly or not).
-ALU ops on a float dtype the target does not compute with are computed in f32, with casts around them (the
-storage dtype stays).
+op, and ops it emits that the target lacks are decomposed in turn (a rule never needs itself on the same dtype,
+directly or not). ALU ops on a float dtype the target does not compute with are computed in f32, with casts
+around them (the storage dtype stays); so are exp, exp2, log and log2 on f16 and bf16 that need a rule (one
+rounding at the end, as numpy's).
 
 The rules, with their accuracy in f32 (measured against correctly rounded references on a dense grid, with
 exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
@@ -28,20 +29,28 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
   shift amounts outside ``[0, width)`` (0, or -1 for a negative signed ``shr``).
 - ``idiv``/``mod`` by a constant power of two: shifts and masks with C semantics.
 
-f64 only (PTX's ``ex2``/``lg2``/``sin``/``cos`` are f32 instructions), from f64 and i64 arithmetic, floor,
-casts and bitcasts, and no fma: nothing depends on whether the target fuses. Accuracy in f64 ulps, against
-long double references:
+In software from float and integer arithmetic and bit operations: exp2 and log2 on f32 (CPU targets whose
+compiler vectorizes loops leave only f64 to libm, see ``LIBM_F64_ONLY``) and f64 (PTX's ``ex2``/``lg2`` are f32
+instructions), sin and cos on f64. exp2 and log2 have no branches (selects only) and no float -> int
+conversions (C spells those as saturating calls), so loops of them vectorize; their parameters per dtype are
+in ``LAYOUTS``. No rule here uses fma, so nothing depends on whether the target fuses: Horner steps are a mul
+and an add, which LLVM (``contract``) and gcc (``-ffp-contract=fast``) fuse where the CPU has FMA (an explicit
+fma would be a libm call on a CPU without it). Accuracy in ulps of the dtype, subnormal results included,
+against numpy in f64 (f32: the machine code of cpu-llvm and of gcc) or long double (f64: the numpy model of
+the ops):
 
-- ``exp2(x) = 2^f * 2^k``, ``k = floor(x + 1/2)``, ``f = x - k`` (exact), 2^f on [-1/2, 1/2] by its Taylor
-  series (14 terms), 2^k built in the exponent bits as two normal factors, so that a subnormal result is
-  rounded once and overflow gives inf; x is clamped to ±1100 first (nan stays) (<= 1.1 ulp, subnormal results
-  included; integers give exact powers of two).
-- ``log2(x) = e + log2(m)``, e and m in [sqrt(1/2), sqrt(2)) from the bits (a subnormal x is scaled by 2^54
-  first); ``log(m) = f - f^2/2 + s (f^2/2 + R(s^2))`` with ``f = m - 1``, ``s = f / (2 + f)`` and R the series
-  of atanh (11 terms); that becomes log2 in two parts, the leading one with its low 32 bits cleared so that its
-  product with a 32-bit 1/ln2 is exact, and is added to e with the rounding error of the sum kept (FreeBSD's
-  e_log2.c scheme). ±0 gives -inf, a negative x or nan gives nan, inf gives inf (<= 0.8 ulp; powers of two
-  exact).
+- ``exp2(x) = 2^f * 2^k``: x clamped to ±200 (f64 ±1100; nan stays), ``k`` x rounded to an integer by adding
+  and subtracting ``1.5 * 2^p`` (p mantissa bits; LLVM keeps the pair, it folds ``(x + c) - c`` only with
+  ``nsz``), ``f = x - k`` (exact) in [-1/2, 1/2], 2^f by its Taylor series (8 terms, f64 14), 2^k built in the
+  exponent bits of ``k + 1.5 * 2^p`` as two normal factors, so that a subnormal result is rounded once and
+  overflow gives inf. f32 <= 0.9 ulp, f64 <= 1.1; integers give exact powers of two.
+- ``log2(x) = e + log2(m)``, e and m in [sqrt(1/2), sqrt(2)) from the bits (a subnormal x is scaled by
+  2^(p + 2) first); ``log(m) = f - f^2/2 + s (f^2/2 + R(s^2))`` with ``f = m - 1``, ``s = f / (2 + f)`` and R
+  the series of atanh (4 terms, f64 11); that becomes log2 in two parts, the leading one with 12 significant
+  bits (f64 21) so that its product with a 12-bit (32-bit) 1/ln2 is exact, and is added to e with the rounding
+  error of the sum kept (FreeBSD's e_log2.c scheme). ±0 gives -inf, a negative x or nan gives nan, inf gives
+  inf. f32 <= 0.8 ulp, f64 <= 0.8; powers of two exact.
+- Through them, f32 ``exp`` <= 1.3 ulp and ``log`` <= 1.4 ulp.
 - ``sin``/``cos``: ``x = k pi/2 + y`` by Cody-Waite reduction with pi/2 in three parts, the first two of 33 bits
   so that k times each is exact while |k| < 2^20 (|x| < 1.6e6), then Taylor series of sin and cos (to y^17
   and y^16) on |y| <= pi/4, chosen and negated by k mod 4 (<= 2.1 ulp on |x| <= 1e5, <= 1.1 ulp at the doubles
@@ -167,7 +176,7 @@ class Builder:
 
     def __init__(self, block: Block, at: Operation, target: TargetDescription):
         self.block, self.at, self.target = block, at, target
-        self._active: list[str] = []
+        self._active: list[tuple[str, Attribute]] = []
 
     def emit(self, op: Operation) -> SSAValue:
         self.block.insert_op_before(op, self.at)
@@ -189,11 +198,11 @@ class Builder:
     def decompose(self, kind: str, args: list[SSAValue]) -> SSAValue:
         t = args[-1].type
         rule = rule_for(kind, element_type(t))
-        if rule is None or kind in self._active:
+        if rule is None or (kind, t) in self._active:
             raise error_at(
                 self.at, f"uop.{kind} on {t}: target {self.target.name} does not have it and it has no decomposition"
             )
-        self._active.append(kind)
+        self._active.append((kind, t))
         try:
             return rule(self, *args)
         finally:
@@ -462,16 +471,39 @@ def _mod(b: Builder, x: SSAValue, d: SSAValue) -> SSAValue:
 
 
 # ---------------------------------------------------------------------------------------------
-# f64 exp2, log2, sin, cos in software
+# exp2, log2 (f32, f64) and sin, cos (f64) in software
 
-F64, I64 = Float64Type(), IntegerType(64)
-F64_MANTISSA_BITS, F64_BIAS = 52, 1023
-EXP2_CLAMP = 1100.0
-"""2^x is inf in f64 from x = 1024 on and 0 from -1075 down; clamping x keeps k in ``_times_two_to``'s range."""
-EXP2_TERMS = 14
-"""Taylor terms of 2^f on |f| <= 1/2: the first one left out is 4e-18."""
-ATANH_TERMS = 11
-"""Terms of R(z) = 2z/3 + 2z^2/5 + ... on z = s^2 <= 0.0295: the first one left out is below 2^-60."""
+F32, I32, F64, I64 = Float32Type(), IntegerType(32), Float64Type(), IntegerType(64)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An IEEE float type, the integer type of its bits, and the sizes of its software exp2 and log2."""
+
+    float_type: Attribute
+    int_type: IntegerType
+    mantissa_bits: int
+    bias: int
+    exp2_clamp: float
+    """2^x is inf or 0 beyond it; clamping x keeps k in ``_times_two_to``'s range (|k| <= 2 * (bias - 1))."""
+    exp2_terms: int
+    """Taylor terms of 2^f on |f| <= 1/2."""
+    atanh_terms: int
+    """Terms of R(z) = 2z/3 + 2z^2/5 + ... on z = s^2 <= 0.0295."""
+    log_hi_bits: int
+    """Significant bits of the leading part of log(m); 1/ln2's leading part has the rest, so their product is
+    exact."""
+
+
+LAYOUTS = {
+    # 2^x: inf from 128, 0 from -150 down; first Taylor term left out 5e-9; first atanh term left out 2e-9 of log(m)
+    "f32": Layout(F32, I32, mantissa_bits=23, bias=127, exp2_clamp=200.0, exp2_terms=8, atanh_terms=4, log_hi_bits=12),
+    # 2^x: inf from 1024, 0 from -1075 down; first Taylor term left out 4e-18; first atanh term below 2^-60
+    "f64": Layout(F64, I64, mantissa_bits=52, bias=1023, exp2_clamp=1100.0, exp2_terms=14, atanh_terms=11,
+                  log_hi_bits=21),
+}
+"""The float dtypes exp2 and log2 have software rules for (f16 and bf16 use f32's)."""
+
 SIN_COS_TERMS = 8
 """Taylor terms of sin (after y) and of cos (after 1) on |y| <= pi/4: the first ones left out are 1e-19, 2e-18."""
 PIO2_CHUNK_BITS = 33
@@ -479,6 +511,10 @@ PIO2_CHUNK_BITS = 33
 SIN_COS_LIMIT = 2.0**52
 """|x| from which f64 sin and cos are nan: doubles there are a unit or more apart, and the reduced argument
 would be noise (unbounded noise from 2^54 on)."""
+
+
+def layout_of(x: SSAValue) -> Layout:
+    return LAYOUTS[dtype_name(element_type(x.type))]
 
 
 def split_bits(value: Fraction, bits: int, parts: int) -> tuple[float, ...]:
@@ -497,20 +533,18 @@ def split_bits(value: Fraction, bits: int, parts: int) -> tuple[float, ...]:
 
 PIO2_PARTS = split_bits(PI / 2, PIO2_CHUNK_BITS, 3)
 """pi/2 to 119 bits: fdlibm's pio2_1, pio2_2 and pio2_2t."""
-INVLN2_HI, INVLN2_LO = split_bits(LOG2E, 32, 2)
-"""1/ln2 with a 32-bit leading part: its product with a 21-bit number is exact."""
 
 
 @functools.cache
-def exp2_taylor() -> tuple[float, ...]:
+def exp2_taylor(terms: int) -> tuple[float, ...]:
     """Coefficients of f^0, f^1, ... in 2^f = exp(f ln2)."""
-    return tuple(float(LN2**n / math.factorial(n)) for n in range(EXP2_TERMS))
+    return tuple(float(LN2**n / math.factorial(n)) for n in range(terms))
 
 
 @functools.cache
-def atanh_tail() -> tuple[float, ...]:
+def atanh_tail(terms: int) -> tuple[float, ...]:
     """Coefficients of z^0, z^1, ... in R(z) / z, where log((1 + s) / (1 - s)) = 2s + s R(s^2)."""
-    return tuple(float(Fraction(2, 2 * k + 1)) for k in range(1, ATANH_TERMS + 1))
+    return tuple(float(Fraction(2, 2 * k + 1)) for k in range(1, terms + 1))
 
 
 @functools.cache
@@ -525,16 +559,34 @@ def cos_taylor() -> tuple[float, ...]:
     return tuple(float(Fraction((-1) ** n, math.factorial(2 * n))) for n in range(SIN_COS_TERMS + 1))
 
 
+def _shifter(x: SSAValue) -> float:
+    """``1.5 * 2^p`` (p mantissa bits): adding it to an |x| < 2^(p - 1) rounds x to an integer (ties to even),
+    which the sum's bits then hold in the low bits of its mantissa."""
+    return 1.5 * 2.0 ** layout_of(x).mantissa_bits
+
+
+def _nearest_integer(b: Builder, x: SSAValue) -> SSAValue:
+    """x rounded to an integer for |x| < 2^(p - 1), by adding and subtracting the shifter: no ``floor``, which gcc
+    vectorizes only with -fno-trapping-math (LLVM folds ``(x + c) - c`` only with ``nsz``, which kiln never sets)."""
+    shifter = b.const(_shifter(x), x)
+    return b.alu("sub", b.alu("add", x, shifter), shifter)
+
+
 def _two_to(b: Builder, k: SSAValue) -> SSAValue:
-    """``2^k`` for an integral f64 ``k`` in [-1022, 1023], built in the exponent bits."""
-    biased = b.cast(b.alu("add", k, b.const(F64_BIAS, k)), I64)
-    return b.bitcast(b.alu("shl", biased, b.const(F64_MANTISSA_BITS, biased)), F64)
+    """``2^k`` for an integral float ``k`` in the normal exponent range, built in the exponent bits from those of
+    ``k + shifter`` (no float -> int conversion, which C targets can only spell as a saturating call)."""
+    layout = layout_of(k)
+    p = layout.mantissa_bits
+    shifter_bits = ((layout.bias + p) << p) | (1 << (p - 1))
+    bits = b.bitcast(b.alu("add", k, b.const(_shifter(k), k)), layout.int_type)
+    biased = b.alu("add", bits, b.const(layout.bias - shifter_bits, bits))
+    return b.bitcast(b.alu("shl", biased, b.const(p, biased)), layout.float_type)
 
 
 def _times_two_to(b: Builder, p: SSAValue, k: SSAValue) -> SSAValue:
-    """``p * 2^k`` for an integral f64 ``k``, |k| <= 2044, by two normal powers of two: for a normal p the first
-    product is exact, so the result is rounded once (to inf, a subnormal or 0 as the case may be)."""
-    half = b.alu("floor", b.alu("mul", k, b.const(0.5, k)))
+    """``p * 2^k`` for an integral ``k``, |k| <= 2 * (bias - 1), by two normal powers of two: for a normal p the
+    first product is exact, so the result is rounded once (to inf, a subnormal or 0 as the case may be)."""
+    half = _nearest_integer(b, b.alu("mul", k, b.const(0.5, k)))
     scaled = b.alu("mul", p, _two_to(b, half))
     return b.alu("mul", scaled, _two_to(b, b.alu("sub", k, half)))
 
@@ -546,52 +598,59 @@ def _clamp(b: Builder, x: SSAValue, limit: float) -> SSAValue:
     return b.where(b.alu("cmplt", x, low), low, x)
 
 
-def _exp2_f64(b: Builder, x: SSAValue) -> SSAValue:
-    x = _clamp(b, x, EXP2_CLAMP)
-    k = b.alu("floor", b.alu("add", x, b.const(0.5, x)))
-    return _times_two_to(b, b.poly(exp2_taylor(), b.alu("sub", x, k)), k)
+def _exp2(b: Builder, x: SSAValue) -> SSAValue:
+    layout = layout_of(x)
+    x = _clamp(b, x, layout.exp2_clamp)
+    k = _nearest_integer(b, x)
+    return _times_two_to(b, b.poly(exp2_taylor(layout.exp2_terms), b.alu("sub", x, k)), k)  # x - k is exact
 
 
 def _exponent_and_mantissa(b: Builder, x: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """(e, m) with x = 2^e * m, m in [sqrt(1/2), sqrt(2)), e an integral f64, for finite x > 0."""
-    smallest_normal = b.const(2.0 ** (1 - F64_BIAS), x)
-    subnormal = b.alu("cmplt", x, smallest_normal)
-    bits = b.bitcast(b.where(subnormal, b.alu("mul", x, b.const(2.0**54, x)), x), I64)
-    biased = b.cast(b.alu("shr", bits, b.const(F64_MANTISSA_BITS, bits)), F64)
-    e = b.alu("sub", biased, b.where(subnormal, b.const(F64_BIAS + 54, x), b.const(F64_BIAS, x)))
-    fraction = b.alu("and", bits, b.const((1 << F64_MANTISSA_BITS) - 1, bits))
-    m = b.bitcast(b.alu("or", fraction, b.const(F64_BIAS << F64_MANTISSA_BITS, bits)), F64)  # [1, 2)
+    """(e, m) with x = 2^e * m, m in [sqrt(1/2), sqrt(2)), e an integral float, for finite x > 0 (a subnormal x
+    is scaled by 2^(p + 2) first)."""
+    layout = layout_of(x)
+    p, bias = layout.mantissa_bits, layout.bias
+    subnormal = b.alu("cmplt", x, b.const(2.0 ** (1 - bias), x))
+    bits = b.bitcast(b.where(subnormal, b.alu("mul", x, b.const(2.0 ** (p + 2), x)), x), layout.int_type)
+    biased = b.cast(b.alu("shr", bits, b.const(p, bits)), layout.float_type)
+    e = b.alu("sub", biased, b.where(subnormal, b.const(bias + p + 2, x), b.const(bias, x)))
+    fraction = b.alu("and", bits, b.const((1 << p) - 1, bits))
+    m = b.bitcast(b.alu("or", fraction, b.const(bias << p, bits)), layout.float_type)  # [1, 2)
     above = b.alu("cmplt", b.const(math.sqrt(2), m), m)
     m = b.where(above, b.alu("mul", m, b.const(0.5, m)), m)
     return b.alu("add", e, b.where(above, b.const(1, e), b.const(0, e))), m
 
 
 def _without_low_bits(b: Builder, x: SSAValue, bits: int) -> SSAValue:
-    """f64 ``x`` truncated to ``53 - bits`` significant bits."""
-    x_bits = b.bitcast(x, I64)
-    return b.bitcast(b.alu("and", x_bits, b.const(-(1 << bits), x_bits)), F64)
+    """``x`` with the lowest ``bits`` bits of its mantissa cleared."""
+    layout = layout_of(x)
+    x_bits = b.bitcast(x, layout.int_type)
+    return b.bitcast(b.alu("and", x_bits, b.const(-(1 << bits), x_bits)), layout.float_type)
 
 
-def _log2_f64(b: Builder, x: SSAValue) -> SSAValue:
+def _log2(b: Builder, x: SSAValue) -> SSAValue:
     e, m = _exponent_and_mantissa(b, x)
     hi, lo = _log_of_mantissa(b, m)
     return _log2_special_values(b, x, _plus_log2(b, e, hi, lo))
 
 
 def _log_of_mantissa(b: Builder, m: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """log(m) = hi + lo for m in [sqrt(1/2), sqrt(2)), hi of 21 significant bits."""
+    """log(m) = hi + lo for m in [sqrt(1/2), sqrt(2)), hi of ``log_hi_bits`` significant bits."""
+    layout = layout_of(m)
     f = b.alu("sub", m, b.const(1, m))  # exact
     s = b.alu("div", f, b.alu("add", b.const(2, f), f))
     z = b.alu("mul", s, s)
     half_f2 = b.alu("mul", b.const(0.5, f), b.alu("mul", f, f))
-    r = b.alu("mul", s, b.alu("add", half_f2, b.alu("mul", z, b.poly(atanh_tail(), z))))
-    hi = _without_low_bits(b, b.alu("sub", f, half_f2), 32)
+    r = b.alu("mul", s, b.alu("add", half_f2, b.alu("mul", z, b.poly(atanh_tail(layout.atanh_terms), z))))
+    hi = _without_low_bits(b, b.alu("sub", f, half_f2), layout.mantissa_bits + 1 - layout.log_hi_bits)
     return hi, b.alu("add", b.alu("sub", b.alu("sub", f, hi), half_f2), r)  # f - hi is exact
 
 
 def _plus_log2(b: Builder, e: SSAValue, hi: SSAValue, lo: SSAValue) -> SSAValue:
-    """``e + (hi + lo) / ln2`` for an integral e and hi of 21 significant bits."""
-    inv_hi, inv_lo = b.const(INVLN2_HI, e), b.const(INVLN2_LO, e)
+    """``e + (hi + lo) / ln2`` for an integral e and hi of ``log_hi_bits`` significant bits."""
+    layout = layout_of(e)
+    inv_hi, inv_lo = split_bits(LOG2E, layout.mantissa_bits + 1 - layout.log_hi_bits, 2)
+    inv_hi, inv_lo = b.const(inv_hi, e), b.const(inv_lo, e)
     log2_hi = b.alu("mul", hi, inv_hi)  # exact
     log2_lo = b.alu("add", b.alu("mul", b.alu("add", lo, hi), inv_lo), b.alu("mul", lo, inv_hi))
     w = b.alu("add", e, log2_hi)
@@ -601,8 +660,8 @@ def _plus_log2(b: Builder, e: SSAValue, hi: SSAValue, lo: SSAValue) -> SSAValue:
 
 def _log2_special_values(b: Builder, x: SSAValue, log2: SSAValue) -> SSAValue:
     """``log2`` where x is finite and > 0 (tested on the bits), else -inf for ±0, inf for inf, nan."""
-    bits = b.bitcast(x, I64)
-    inf_bits = b.const(INF_BITS["f64"], bits)
+    bits = b.bitcast(x, layout_of(x).int_type)
+    inf_bits = b.const(INF_BITS[dtype_name(element_type(x.type))], bits)
     regular = b.alu("and", b.alu("cmplt", b.const(0, bits), bits), b.alu("cmplt", bits, inf_bits))
     special = b.where(b.alu("cmpeq", bits, inf_bits), b.const(math.inf, x), b.const(math.nan, x))
     special = b.where(b.alu("cmpeq", x, b.const(0, x)), b.const(-math.inf, x), special)
@@ -675,17 +734,27 @@ RULES: dict[str, Rule] = {
 }
 """Decomposition of each ALU op kind, in terms of other ALU ops."""
 
-F64_RULES: dict[str, Rule] = {
-    "exp2": _exp2_f64,
-    "log2": _log2_f64,
-    "sin": _sin_cos_f64(0),
-    "cos": _sin_cos_f64(1),
+DTYPE_RULES: dict[str, dict[str, Rule]] = {
+    "exp2": {"f32": _exp2, "f64": _exp2},
+    "log2": {"f32": _log2, "f64": _log2},
+    "sin": {"f64": _sin_cos_f64(0)},
+    "cos": {"f64": _sin_cos_f64(1)},
 }
-"""Decompositions that exist for f64 only."""
+"""Decompositions that exist for some float dtypes only: op -> dtype -> rule."""
+
+HALF_IN_F32 = frozenset({"exp", "exp2", "log", "log2"})
+"""Ops whose decomposition on f16 and bf16 is the f32 one between casts: rounded once at the end, as numpy's
+are, and at the speed of f32 arithmetic (CPUs and PTX compute 16-bit floats in f32 anyway)."""
+
+
+def _in_f32(kind: str) -> Rule:
+    return lambda b, *args: b.in_f32(kind, list(args), args[-1].type)
 
 
 def rule_for(kind: str, scalar: Attribute) -> Rule | None:
     """The decomposition of ALU op ``kind`` on element type ``scalar``, if there is one."""
-    if isinstance(scalar, Float64Type) and kind in F64_RULES:
-        return F64_RULES[kind]
+    if kind in HALF_IN_F32 and is_float(scalar) and bitwidth(scalar) == 16:
+        return _in_f32(kind)
+    if kind in DTYPE_RULES:
+        return DTYPE_RULES[kind].get(dtype_name(scalar))
     return RULES.get(kind)

@@ -122,13 +122,23 @@ HOST_FUSED_REDUCE_BYTES = 1 << 17
 """A fused row of up to 128 KiB stays in any host's L2 between the consumer's loops."""
 
 
+LIBM_F64_ONLY = frozenset({"exp", "exp2", "log", "log2"})
+"""ALU ops a CPU target whose compiler vectorizes loops leaves to libm on f64 only: on f32 (and f16/bf16,
+computed in f32) ``uop-decompose`` builds them from arithmetic, bit operations and selects, which LLVM
+vectorizes, where a libm call per element keeps the loop scalar (softmax over 4096x4096: 32M ``expf`` calls).
+gcc's SLP vectorizer (cpu-c) packs no selects, and there the scalar software code is slower than glibc's
+``expf``, so cpu-c keeps libm (docs/targets.md has the figures)."""
+
+
 def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops: bool = False) -> TargetDescription:
-    """A host-CPU target: every dtype, all ALU ops but ``decomposed``, 64-bit index, host SIMD width, threads,
-    reductions fused into their consumers."""
+    """A host-CPU target: every dtype, all ALU ops but ``decomposed`` (and, when the compiler vectorizes loops,
+    ``LIBM_F64_ONLY`` but on f64), 64-bit index, host SIMD width, threads, reductions fused into their
+    consumers."""
     return TargetDescription(
         name=name,
         dtypes=frozenset(DTYPES),
         alu_ops=ALU_OPS - decomposed,
+        native_dtypes={op: frozenset({"f64"}) for op in sorted(LIBM_F64_ONLY)} if vectorizes_loops else {},
         index_bits=64,
         vector_bytes=host_vector_bytes(),
         has_threads=True,

@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import PassFailedException
 from kiln.dialects import uop as U
 from kiln.dialects.alu import ALU_OPS as ALU_TABLE
 from kiln.dialects.alu import AluOp, element_type
-from kiln.dialects.types import dtype_name, to_numpy
+from kiln.dialects.types import dtype_name, from_numpy, to_numpy
 from kiln.passes import uop_decompose
 from kiln.passes.uop_decompose import PI, SIN_COS_LIMIT, UopDecompose, decompose_kernel
 from kiln.runtime.device_cpu import load_kernels
@@ -77,8 +77,10 @@ def kernel_of(kind: str, *types: Attribute) -> U.UopKernelOp:
 
 
 def without(*kinds: str, base: str = "cpu-llvm") -> TargetDescription:
+    """``base`` lacking ``kinds``, its other ops native on every dtype (cpu-llvm's f32 exp2 and log2 included)."""
     target = get_target(base)
-    return dataclasses.replace(target, name=f"{base} without {', '.join(kinds)}", alu_ops=target.alu_ops - set(kinds))
+    name = f"{base} without {', '.join(kinds)}"
+    return dataclasses.replace(target, name=name, alu_ops=target.alu_ops - set(kinds), native_dtypes={})
 
 
 def evaluate(kernel: U.UopKernelOp, *inputs: np.ndarray) -> np.ndarray:
@@ -308,11 +310,14 @@ def test_f64_transcendental_special_values(kind: str) -> None:
     np.testing.assert_array_equal(np.signbit(got[want == 0]), np.signbit(want[want == 0]))
 
 
-def test_f64_exp2_of_integers_and_log2_of_powers_of_two_are_exact() -> None:
-    k = np.arange(-1074, 1024, dtype=np.float64)
-    np.testing.assert_array_equal(evaluate(decomposed("exp2", F64, target=CUDA), k), np.exp2(k))
+@pytest.mark.parametrize(("t", "target"), [(F64, CUDA), (F32, get_target("cpu-llvm"))], ids=["f64", "f32"])
+def test_exp2_of_integers_and_log2_of_powers_of_two_are_exact(t: Attribute, target: TargetDescription) -> None:
+    info = np.finfo(to_numpy(t))
+    k = np.arange(np.log2(info.smallest_subnormal), info.maxexp, dtype=to_numpy(t))
+    powers = np.ldexp(np.ones_like(k), k.astype(np.int32))  # numpy's f32 exp2(127) is an ulp off
+    np.testing.assert_array_equal(evaluate(decomposed("exp2", t, target=target), k), powers)
     with np.errstate(over="ignore"):
-        np.testing.assert_array_equal(evaluate(decomposed("log2", F64, target=CUDA), np.exp2(k)), k)
+        np.testing.assert_array_equal(evaluate(decomposed("log2", t, target=target), powers), k)
 
 
 @needs_long_double
@@ -345,6 +350,108 @@ def test_f64_programs_decomposed_as_for_cuda_run_on_the_cpu_like_the_interpreter
         for inputs in program.runs:
             for i, (g, w) in enumerate(zip(run(*inputs), want(*inputs), strict=True)):
                 assert_same(g, w, program.rtol, program.atol, f"{program.name} result {i}")
+
+
+# ---------------------------------------------------------------------------------------------
+# f32 exp2, log2 in software (cpu-llvm: vectorized code instead of libm calls)
+
+EXP_LOG = ("exp2", "exp", "log2", "log")
+LIBM_CALL = re.compile(r"llvm\.(exp2?|log2?)\.(f32|f16|bf16)|\b(exp2?|log2?)f\(")
+"""An f32 (or narrower) exp/log left to libm, in LLVM IR or C."""
+
+
+def exp_log_program(n_x: int, n_y: int, dtype: str) -> str:
+    """``f(x, y) = exp2(x), exp(x), log2(y), log(y)``."""
+    x, y = f"!graph.tensor<{n_x}x{dtype}>", f"!graph.tensor<{n_y}x{dtype}>"
+    return (
+        f"func.func @f(%x: {x}, %y: {y}) -> ({x}, {x}, {y}, {y}) {{\n"
+        f"  %a = graph.exp2 %x : {x}\n  %b = graph.exp %x : {x}\n"
+        f"  %c = graph.log2 %y : {y}\n  %d = graph.log %y : {y}\n"
+        f"  func.return %a, %b, %c, %d : {x}, {x}, {y}, {y}\n}}"
+    )
+
+
+def run_exp_log(device: str, x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """``exp_log_program`` compiled for ``device`` (no program cache: tests may patch the description) and run;
+    its kernels call no libm exp or log."""
+    spec = lower_program(parse_module(exp_log_program(x.size, y.size, dtype_name(from_numpy(x.dtype)))), "f", device)
+    assert not LIBM_CALL.search(spec.kernels.source), "not decomposed"
+    with np.errstate(all="ignore"):
+        return Executable(spec, load_kernels(spec.kernels, spec.kernel_names()))(x, y)
+
+
+def f32_edges(values: list[float]) -> np.ndarray:
+    x = np.array(values, np.float32)
+    return np.concatenate([x, np.nextafter(x, np.float32(np.inf)), np.nextafter(x, np.float32(-np.inf))])
+
+
+def f32_exp_inputs() -> np.ndarray:
+    """The whole domain of exp2 and exp, densely on [-1, 1], the overflow and underflow edges, special values."""
+    edges = f32_edges([-150, -149.5, -149, -126, 127, 128, 88.72284, -87.33655, -103.27893, -103.97208, 0.5])
+    wide, near_zero = np.linspace(-160, 130, 200_001, dtype=np.float32), np.linspace(-1, 1, 20_001, dtype=np.float32)
+    return np.concatenate([wide, near_zero, edges, SPECIAL, np.array([1e30, -1e30], np.float32)])
+
+
+def f32_log_inputs() -> np.ndarray:
+    """Every binade (subnormals included), densely around 1, powers of two, negative numbers, special values."""
+    spread = np.geomspace(1e-7, 0.5, 20_001)
+    powers = np.exp2(np.arange(-149, 128, dtype=np.float64))
+    f32 = np.finfo(np.float32)
+    extremes = [f32.max, f32.smallest_subnormal, f32.smallest_normal, -5.0]
+    parts = [np.geomspace(1e-45, 3.4e38, 200_001), 1 + spread, 1 - spread / 2, powers, extremes]
+    return np.concatenate([*(np.asarray(p).astype(np.float32) for p in parts), SPECIAL])
+
+
+def assert_within_ulps(got: np.ndarray, exact: np.ndarray, max_ulps: float, what: str) -> None:
+    """``got`` (f32) within ``max_ulps`` of the f64 ``exact``; inf and nan exactly where ``exact`` rounds to them."""
+    want = exact.astype(np.float32)
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite], want[~finite], err_msg=what)
+    err = ulps(got[finite], exact[finite])
+    assert err.max() <= max_ulps, f"{what}: {err.max():.2f} ulp at {err.argmax()}"
+
+
+F32_MAX_ULPS = {"exp2": 1.0, "exp": 1.5, "log2": 1.0, "log": 1.5}
+
+
+@pytest.mark.parametrize("device", ["cpu-llvm", "cpu-c"])
+def test_f32_exp_log_in_software_on_the_cpu(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules as compiled machine code (fused multiply-adds, vectorized) against numpy in f64 over the whole
+    f32 range. cpu-c keeps libm (its SLP vectorizer packs no selects), so there the rules are forced."""
+    if device == "cpu-c":
+        forced = dataclasses.replace(get_target("cpu-c"), native_dtypes=get_target("cpu-llvm").native_dtypes)
+        monkeypatch.setattr(uop_decompose, "get_target", lambda name: forced)
+    x, y = f32_exp_inputs(), f32_log_inputs()
+    results = run_exp_log(device, x, y)
+    with np.errstate(all="ignore"):
+        for kind, got, a in zip(EXP_LOG, results, (x, x, y, y), strict=True):
+            assert_within_ulps(got, getattr(np, kind)(a.astype(np.float64)), F32_MAX_ULPS[kind], f"{device} {kind}")
+
+
+def units_apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How many representable 16-bit floats lie between a and b (same sign or zero; nan where either is nan)."""
+    def ordered(v: np.ndarray) -> np.ndarray:
+        bits = v.view(np.uint16).astype(np.int32)
+        return np.where(bits & 0x8000, -(bits & 0x7FFF), bits)
+
+    apart = np.abs(ordered(a) - ordered(b)).astype(np.float64)
+    return np.where(np.isnan(a.astype(np.float32)) | np.isnan(b.astype(np.float32)), np.nan, apart)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_16_bit_exp_log_take_the_f32_rules_on_cpu_llvm(dtype: str) -> None:
+    """Every 16-bit value: computed in f32 and rounded once more, at most one unit from the correctly rounded
+    result; nan exactly where numpy has nan."""
+    every = np.arange(1 << 16, dtype=np.uint16).view(to_numpy({"f16": F16, "bf16": BF16}[dtype]))
+    results = run_exp_log("cpu-llvm", every, every)
+    with np.errstate(all="ignore"):
+        for kind, got in zip(EXP_LOG, results, strict=True):
+            want = getattr(np, kind)(every.astype(np.float64)).astype(every.dtype)
+            if dtype == "bf16":  # LLVM's f32 -> bf16 conversion (vcvtneps2bf16 on AVX512-BF16) flushes subnormals
+                got = np.where(np.abs(want.astype(np.float32)) < 2.0**-126, want, got)
+            apart = units_apart(got, want)
+            np.testing.assert_array_equal(np.isnan(apart), np.isnan(want.astype(np.float32)), err_msg=kind)
+            assert np.nanmax(apart) <= 1, f"{dtype} {kind}: {np.nanmax(apart)} units at {every[np.nanargmax(apart)]}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,7 +560,7 @@ def test_unknown_target() -> None:
 
 def test_math_on_a_dtype_the_target_does_not_compute_with_runs_in_f32() -> None:
     k = kernel_of("exp", BF16)
-    target = get_target("cpu-llvm")
+    target = get_target("cpu-c")  # exp is native on f32 there
     decompose_kernel(k, target, target.dtypes - {"bf16"})
     k.verify()
     ops: list[Operation] = list(k.body.block.ops)
