@@ -16,7 +16,17 @@ from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import kernel as K
 from kiln.dialects.types import declared_dims, dtype_name, is_dtype
-from kiln.passes.optimize.space import EXPANDED_KINDS, AxisKind, Strides, const_size, kind, ranges, size_bound, symbol_names
+from kiln.passes.optimize.space import (
+    EXPANDED_KINDS,
+    AxisKind,
+    Strides,
+    const_size,
+    dependencies,
+    kind,
+    ranges,
+    size_bound,
+    symbol_names,
+)
 from kiln.targets.description import TargetDescription
 
 VECTOR_REGISTERS = 32
@@ -28,7 +38,7 @@ def estimate(kernel: K.KernelOp, target: TargetDescription) -> float:
     bounds = declared_dims(kernel)
     symbols = symbol_names(kernel)
     sizes = {r.result: size_bound(r, bounds, symbols) for r in ranges(kernel)}
-    deps = _dependencies(kernel)
+    deps = dependencies(kernel)
     strides = Strides(kernel)
     total = 0.0
     for op in kernel.body.block.ops:
@@ -38,23 +48,6 @@ def estimate(kernel: K.KernelOp, target: TargetDescription) -> float:
         count = math.prod(sizes[r] for r in found)
         total += count / _lanes(op, found, strides, target)
     return total / _parallel(kernel, target, sizes) * _spill_factor(kernel, target)
-
-
-def _dependencies(kernel: K.KernelOp) -> dict[Operation, frozenset[SSAValue]]:
-    """The ranges each op depends on (a reduce's result no longer depends on the ranges it combines over)."""
-    of_value: dict[SSAValue, frozenset[SSAValue]] = {}
-    found: dict[Operation, frozenset[SSAValue]] = {}
-    for op in kernel.body.block.ops:
-        if isinstance(op, K.RangeOp):
-            of_value[op.result] = frozenset({op.result})
-            continue
-        ds = frozenset().union(*(of_value.get(v, frozenset()) for v in op.operands))
-        found[op] = ds
-        if isinstance(op, K.ReduceOp):
-            ds = ds - set(op.ranges)
-        for r in op.results:
-            of_value[r] = ds
-    return found
 
 
 def _lanes(op: Operation, found: frozenset[SSAValue], strides: Strides, target: TargetDescription) -> int:

@@ -2,11 +2,13 @@
 
 The rules and the measurements behind them are in docs/optimizer.md ("The heuristic"). In short:
 
-- **register tiles** (kernels with a reduce and an output axis some reduced load does not move along, as in a
-  matmul): upcast the axis the store and loads walk contiguously by two vectors (one if it is shorter), padding
-  it when that wastes little, and an axis with register reuse by 8 (GPUs: 4 and 4);
-- **reductions over a contiguous axis** on targets whose compiler does not reassociate float math: upcast the
-  reduce axis by a vector of partial sums (LLVM, which may reassociate, vectorizes the plain loop better);
+- **register tiles** (kernels with a reduce and an output axis it varies along that some reduced load does not
+  move along, as in a matmul): upcast the axis the store and loads walk contiguously by two vectors (one if it
+  is shorter), padding it when that wastes little, and an axis with register reuse by 8 (GPUs: 4 and 4);
+- on CPU targets whose compiler does not vectorize loops itself (``vectorizes_loops`` false: cpu-c), otherwise:
+  **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
+  vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
+  opts there);
 - **CPU cores**: the runtime splits the outermost global range; when that one is too short, ``thread`` splits
   a longer one instead;
 - **GPU**: tensor cores for f16/bf16 matmuls, grouped reductions for small outputs (both only where the
@@ -22,13 +24,9 @@ from kiln.dialects import kernel as K
 from kiln.dialects.types import dtype_name
 from kiln.passes.optimize.apply import MAX_UNROLL, apply_opt
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
-from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, kind, ranges, reduce_axes
+from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, dependencies, kind, ranges, reduce_axes
 from kiln.targets.description import TargetDescription
 
-REASSOCIATING_TARGETS = frozenset({"cpu-llvm"})
-"""Targets whose float arithmetic may be reassociated by their compiler (LLVM's ``reassoc`` flags), so its loop
-vectorizer turns a plain reduce loop into vector code itself. Splitting accumulators by hand there made row
-sums 20x slower (LLVM then vectorizes the outer loop with gathers); on cpu-c it made them 8x faster."""
 CPU_VECTORS = 2
 REUSE_TILE = 8
 """A CPU register tile is REUSE_TILE rows of CPU_VECTORS vectors: 8 x 2 = 16 accumulator registers of AVX-512's
@@ -94,14 +92,26 @@ class _Tuner:
                 return r
         return None
 
+    def reduce_ops(self) -> list[K.ReduceOp]:
+        return [op for op in self.kernel.body.block.ops if isinstance(op, K.ReduceOp)]
+
+    def tiled_outputs(self) -> set[K.RangeOp]:
+        """The output axes some reduction's result varies along (a matmul's rows and columns): upcasting one
+        copies the reduction into a register tile. A reduction fused in front of its consumer (softmax's row
+        max) does not vary along the consumer's inner axes; upcasting those copies only the consumer."""
+        deps = dependencies(self.kernel)
+        found = set().union(*(deps[op] - set(op.ranges) for op in self.reduce_ops()))
+        return {r for r in self.outputs() if r.result in found}
+
     def reuse_axis(self, strides: Strides, exclude: K.RangeOp | None) -> K.RangeOp | None:
-        """An output axis along which some load that the reduce walks stays put: upcasting it reuses that
-        load from a register. The one with the most such loads (innermost first on ties)."""
+        """A tiled output axis along which some load that the reduce walks stays put: upcasting it reuses
+        that load from a register. The one with the most such loads (innermost first on ties)."""
         reduced = self.reduces()
         loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) != 0 for k in reduced)]
+        tiled = self.tiled_outputs()
         best, best_count = None, 0
         for r in reversed(self.outputs()):
-            if r is exclude or const_size(r) is None:
+            if r is exclude or r not in tiled or const_size(r) is None:
                 continue
             count = sum(1 for a in loads if strides.stride(a, r) == 0)
             if count > best_count:
@@ -132,12 +142,14 @@ class _Tuner:
         return size is not None and any(size % a == 0 and self.attempt(OptOp.UPCAST, r, a) for a in amounts if a <= size)
 
     def register_tile(self, vectors: int, reuse_rows: tuple[int, ...]) -> bool:
-        """In a kernel with a reduce, upcast the vector axis (by ``vectors`` vectors when another axis brings
-        register reuse, else by one) and that reuse axis; whether anything was tiled."""
+        """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
+        vectors when another axis brings register reuse, else by one) and that reuse axis; whether anything
+        was tiled."""
         if not self.reduces():
             return False
         strides = Strides(self.kernel)
         v = self.vector_axis(strides)
+        v = v if v in self.tiled_outputs() else None
         u = self.reuse_axis(strides, v)
         tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1)
         return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
@@ -145,20 +157,34 @@ class _Tuner:
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
-        if not self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2)):
+        if not self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2)) and not self.target.vectorizes_loops:
             self.partial_sums()
+            self.vector_lanes()
         self.cores()
 
     def partial_sums(self) -> None:
-        """A float reduction along a contiguous axis gets a vector of partial sums, unless the target's
-        compiler reassociates and vectorizes the plain loop itself."""
-        if self.target.name in REASSOCIATING_TARGETS or self.width < 2:
+        """Each reduction along a contiguous axis gets a vector of partial sums (for targets whose compiler
+        does not vectorize the plain loop itself): its innermost range along which every load it walks is
+        contiguous is upcast by a vector."""
+        if self.width < 2:
             return
-        strides = Strides(self.kernel)
-        for r in reversed(self.reduces()):
-            loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and strides.stride(a, r) != 0]
-            if loads and all(strides.stride(a, r) == 1 for a in loads) and self.upcast_divisor(r, (self.width,)):
-                return
+        i = 0
+        while i < len(reduces := self.reduce_ops()):  # anew each time: an upcast rebuilds the kernel
+            strides = Strides(self.kernel)
+            for v in reversed(reduces[i].ranges):
+                r = v.owner
+                assert isinstance(r, K.RangeOp)
+                loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and strides.stride(a, r) != 0]
+                contiguous = loads and all(strides.stride(a, r) == 1 for a in loads)
+                if kind(r) == AxisKind.REDUCE and contiguous and self.upcast_divisor(r, (self.width,)):
+                    break
+            i += 1
+
+    def vector_lanes(self) -> None:
+        """The output axis every access walks contiguously is upcast by one vector (for targets whose compiler
+        does not vectorize loops itself: its SLP vectorizer packs the lanes)."""
+        if self.width >= 2 and (v := self.vector_axis(Strides(self.kernel))) is not None:
+            self.upcast_vector(v, 1)
 
     def cores(self) -> None:
         """Make sure the range the runtime splits across cores is long enough to split."""

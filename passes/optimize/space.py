@@ -79,10 +79,29 @@ def size_bound(r: K.RangeOp, bounds: dict[str, tuple[int, int]], symbols: list[s
     return bounds[symbols[index_args.index(arg)]][1]
 
 
+def dependencies(kernel: K.KernelOp) -> dict[Operation, frozenset[SSAValue]]:
+    """The ranges each op depends on (a reduce's result no longer depends on the ranges it combines over)."""
+    of_value: dict[SSAValue, frozenset[SSAValue]] = {}
+    found: dict[Operation, frozenset[SSAValue]] = {}
+    for op in kernel.body.block.ops:
+        if isinstance(op, K.RangeOp):
+            of_value[op.result] = frozenset({op.result})
+            continue
+        ds = frozenset().union(*(of_value.get(v, frozenset()) for v in op.operands))
+        found[op] = ds
+        if isinstance(op, K.ReduceOp):
+            ds = ds - set(op.ranges)
+        for r in op.results:
+            of_value[r] = ds
+    return found
+
+
 def expansion(kernel: K.KernelOp) -> int:
-    """Copies of the body one thread makes: the product of the upcast and unroll range sizes, divided by the
-    32 lanes of a warp when a tensor core spreads its tile over them (the ``tc`` opt marks the reduce)."""
-    copies = math.prod(const_size(r) or 1 for r in ranges(kernel) if kind(r) in EXPANDED_KINDS)
+    """Copies one thread makes of an op: the product of the upcast and unroll ranges it depends on, for the op
+    with the most (the loops of reductions computed one after the other copy their bodies separately), divided
+    by the 32 lanes of a warp when a tensor core spreads its tile over them (the ``tc`` opt marks the reduce)."""
+    expanded = {r.result: const_size(r) or 1 for r in ranges(kernel) if kind(r) in EXPANDED_KINDS}
+    copies = max((math.prod(expanded.get(r, 1) for r in found) for found in dependencies(kernel).values()), default=1)
     warp = any("tensor_core" in op.attributes for op in kernel.body.block.ops if isinstance(op, K.ReduceOp))
     return copies // 32 if warp else copies
 

@@ -41,10 +41,13 @@ def reference(p: Program) -> list[list]:
     return _reference[p.name]
 
 
-def kernel_module(p: Program, optimize: str = "") -> ModuleOp:
-    """``p`` lowered to kernels (and optimized by the ``optimize`` passes, if any)."""
+def kernel_module(p: Program, device: str, optimize: str = "") -> ModuleOp:
+    """``p`` lowered to kernels as ``device``'s pipeline schedules them (and optimized by the ``optimize``
+    passes, if any)."""
+    specs = [str(s) for s in parse_pipeline(registry.PIPELINES[LOWERINGS[device][0]])]
+    scheduling = ",".join(specs[: specs.index("kernel-plan-memory") + 1])
     module = parse_module(p.text)
-    for lowering in build_pipeline("lower-to-kernel" + (f",{optimize}" if optimize else "")):
+    for lowering in build_pipeline(scheduling + (f",{optimize}" if optimize else "")):
         lowering.apply(registry.make_context(), module)
     return module
 
@@ -71,7 +74,7 @@ def check(p: Program, device: str, pipeline: str, monkeypatch: pytest.MonkeyPatc
 
 def check_heuristic(p: Program, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
     optimize = f"kernel-optimize{{target={device}}}"
-    kernels = [op for op in kernel_module(p, optimize).ops if isinstance(op, KernelOp)]
+    kernels = [op for op in kernel_module(p, device, optimize).ops if isinstance(op, KernelOp)]
     if not any(applied(k) for k in kernels):
         pytest.skip("the heuristic chooses no opts for this program (test_corpus runs it as it is)")
     check(p, device, with_optimizer(device, optimize), monkeypatch)
@@ -131,7 +134,7 @@ def random_opts(kernel: KernelOp, device: str, rng: random.Random, steps: int = 
 def test_random_legal_opts_match_interpreter(program: Program, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(program.name)
     passes = []
-    for kernel in (op for op in kernel_module(program).ops if isinstance(op, KernelOp)):
+    for kernel in (op for op in kernel_module(program, "cpu-llvm").ops if isinstance(op, KernelOp)):
         if opts := random_opts(kernel, "cpu-llvm", rng):
             passes.append(f'kernel-optimize{{kernel={kernel.sym_name.data} opts="{format_opts(opts)}"}}')
     assert passes, "no opt applies to any kernel of the program"
