@@ -180,8 +180,8 @@ class Instantiator:
         return self.program
 
     def _c_lanes(self, ranges: list[SSAValue]) -> list[dict[SSAValue, Bound]]:
-        """How a store over ``ranges`` binds the tensor core's M' and N': at each C lane's (m, n) of this warp
-        lane when it depends on them, else not at all (one binding without them)."""
+        """How a store over ``ranges`` binds the tensor core's M' and N': at the (m, n) of each C element this
+        warp lane holds when it depends on them, else not at all (one binding without them)."""
         tc = self.tc
         if tc is None or (tc.m not in ranges and tc.n not in ranges):
             return [{}]
@@ -279,35 +279,35 @@ class Instantiator:
     def _tensor_core(
         self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope, unrolled: list[SSAValue], loops: list[RangeInfo]
     ) -> Node:
-        """The reduce's value at the C lane ``env`` binds M'/N' to: a lane of the warp's D fragment, the sum of
+        """The reduce's value at the C element ``env`` binds M'/N' to: a lane of the warp's D fragment, the sum of
         ``uop.wmma`` over the K loop(s) and the other unrolled copies (module ``tensor_core``)."""
         tc, p = self.tc, self.program
         assert tc is not None and isinstance(self.launch, GpuLaunch) and self.launch.lane is not None
-        lane = self.launch.lane
-        c_lanes = [(m, n) for m, n in tc.positions(p, lane, "c")]
-        at = (env[tc.m], env[tc.n])
-        if isinstance(at[0], int) or isinstance(at[1], int) or (at[0][0], at[1][0]) not in c_lanes:
+        lane, root = self.launch.lane, p.root
+        at = tuple(b if isinstance(b, int) else b[0] for b in (env[tc.m], env[tc.n]))
+        c_elements = tc.positions(p, lane, "c")
+        if at not in c_elements:
             raise error_at(op, "the result of a reduce on tensor cores can only be used at its own output points")
-        rest = tuple(r for r in self.deps[op.result] if r not in (tc.m, tc.n))
-        key = (parent, self._key(rest, env))
+        key = (parent, self._key(tuple(r for r in self.deps[op.result] if r not in (tc.m, tc.n)), env))
         if key not in self._wmma:
             a_type, b_type, c_type = tc.fragment_types
-            acc = p.node("define_acc", (tc.zero(p),), AccType(c_type), scope=parent) if loops else None
             nest = self._nest(op, loops, [], parent) if loops else None
             inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes if nest else [])}}
-            d = p.node("acc_get", (acc,), c_type, scope=nest.scopes[-1]) if acc and nest else tc.zero(p)
-            root = p.root
+            if nest is not None:
+                acc = p.node("define_acc", (tc.zero(p),), AccType(c_type), scope=parent)
+                d = p.node("acc_get", (acc,), c_type, scope=nest.scopes[-1])
+            else:
+                d = tc.zero(p)
             for assignment in self._assignments(unrolled):
                 copy = {**inner_env, **assignment}
                 a = [self.value(tc.a, {**copy, tc.m: (m, root), tc.k: (k, root)}) for m, k in tc.positions(p, lane, "a")]
                 b = [self.value(tc.b, {**copy, tc.k: (k, root), tc.n: (n, root)}) for k, n in tc.positions(p, lane, "b")]
-                fragments = (p.node("vectorize", a, a_type), p.node("vectorize", b, b_type), d)
-                d = p.node("wmma", fragments, c_type, WARP_SHAPE)
-            if acc is not None and nest is not None:
+                d = p.node("wmma", (p.node("vectorize", a, a_type), p.node("vectorize", b, b_type), d), c_type, WARP_SHAPE)
+            if nest is not None:
                 p.node("acc_set", (acc, d), None, scope=nest.scopes[-1])
                 d = p.node("acc_get", (acc,), c_type, scope=parent, after=(nest.scopes[0],))
             self._wmma[key] = d
-        return p.node("extract", (self._wmma[key],), op.result.type, c_lanes.index((at[0][0], at[1][0])), scope=parent)
+        return p.node("extract", (self._wmma[key],), op.result.type, c_elements.index(at), scope=parent)  # type: ignore[arg-type]
 
     def _nest(self, op: K.ReduceOp, loops: list[RangeInfo], groups: list[RangeInfo], parent: Scope) -> Nest:
         """A loop nest for ``op`` in ``parent``: an existing one over the same ranges when neither this reduce

@@ -70,7 +70,10 @@ class TensorCorePlan:
     @property
     def fragment_types(self) -> tuple[VectorType, VectorType, VectorType]:
         """The per-lane types of A, B and C/D."""
-        return tuple(VectorType(t, [len(FRAGMENTS[f])]) for t, f in ((self.dtype, "a"), (self.dtype, "b"), (parse_dtype(self.core.accumulator), "c")))  # type: ignore[return-value]
+        accumulator = parse_dtype(self.core.accumulator)
+        types = ((self.dtype, "a"), (self.dtype, "b"), (accumulator, "c"))
+        a, b, c = (VectorType(t, [len(FRAGMENTS[f])]) for t, f in types)
+        return a, b, c
 
     def positions(self, p: Program, lane: Node, fragment: str) -> list[tuple[Node, Node]]:
         """Index nodes (row, col) of each element of this lane's ``fragment``."""
@@ -88,7 +91,10 @@ class TensorCorePlan:
 
 
 def plan_tensor_core(
-    kernel: K.KernelOp, ranges: dict[SSAValue, RangeInfo], deps: dict[SSAValue, tuple[SSAValue, ...]], target: TargetDescription
+    kernel: K.KernelOp,
+    ranges: dict[SSAValue, RangeInfo],
+    deps: dict[SSAValue, tuple[SSAValue, ...]],
+    target: TargetDescription,
 ) -> TensorCorePlan | None:
     """The plan for the kernel's marked reduce on ``target``; None when there is none or the target has no
     tensor cores (the mark is then ignored)."""
@@ -112,7 +118,8 @@ def plan_tensor_core(
         or not all(isinstance(c, K.CastOp) and dtype_name(c.input.type) in core.inputs for c in casts)
         or casts[0].input.type != casts[1].input.type  # type: ignore[union-attr]
     ):
-        raise error_at(reduce, f"a reduce on tensor core {name} must be an {core.accumulator} sum of cast({'/'.join(core.inputs)}) products")
+        inputs = "/".join(core.inputs)
+        raise error_at(reduce, f"a reduce on tensor core {name} must be an {core.accumulator} sum of cast({inputs}) products")
     x, y = (c.input for c in casts)  # type: ignore[union-attr]
 
     def last(kind: K.AxisKind, size: int, inside: set[SSAValue], outside: set[SSAValue]) -> SSAValue | None:
@@ -127,7 +134,11 @@ def plan_tensor_core(
     n = last(K.AxisKind.UPCAST, core.n, dy, dx)
     k = last(K.AxisKind.UNROLL, core.k, dx & dy & set(reduce.ranges), set())
     if m is None or n is None or k is None:
-        raise error_at(reduce, f"a reduce on tensor core {name} needs the ranges the tc opt made (upcast M by {core.m}, N by {core.n}, unroll K by {core.k})")
+        raise error_at(
+            reduce,
+            f"a reduce on tensor core {name} needs the ranges the tc opt made (upcast M by {core.m}, N by {core.n}, "
+            f"unroll K by {core.k})",
+        )
     if any(ranges[r].kind == K.AxisKind.GROUP_REDUCE for r in reduce.ranges):
         raise error_at(reduce, "a reduce on tensor cores cannot also be grouped across the workgroup")
     return TensorCorePlan(reduce, core, x, y, m, n, k, x.type)

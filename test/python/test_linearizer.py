@@ -203,7 +203,8 @@ def run_workgroup(kernel: U.UopKernelOp, args: list, ids: list[dict[str, int]]) 
         if isinstance(ops[0], U.WmmaOp):
             warps: dict[tuple, list[int]] = {}
             for n, t in enumerate(order):
-                warps.setdefault((t.get("local_id.x", 0) // 32, t.get("local_id.y", 0), t.get("local_id.z", 0)), []).append(n)
+                x, y, z = (t.get(f"local_id.{axis}", 0) for axis in "xyz")
+                warps.setdefault((x // 32, y, z), []).append(n)
             for members in warps.values():
                 fragments = [(order[n].get("local_id.x", 0) % 32, stops[n][1]) for n in members]  # type: ignore[index]
                 for n, d in zip(members, warp_mma(fragments)):

@@ -79,8 +79,9 @@ def inputs(text: str, symbols: dict[str, int], seed: int = 0) -> list[np.ndarray
     module = Parser(make_context(), text).parse_module()
     fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
     rng = np.random.default_rng(seed)
-    shapes = [tuple(symbols.get(d, d) for d in t.shape) for t in fn.function_type.inputs.data]  # type: ignore[attr-defined]
-    return [(rng.integers(-8, 9, s) / 8).astype(to_numpy(t.element_type)) for s, t in zip(shapes, fn.function_type.inputs.data)]  # type: ignore[attr-defined]
+    types = fn.function_type.inputs.data
+    shapes = [tuple(symbols.get(d, d) for d in t.shape) for t in types]  # type: ignore[attr-defined]
+    return [(rng.integers(-8, 9, s) / 8).astype(to_numpy(t.element_type)) for s, t in zip(shapes, types)]  # type: ignore[attr-defined]
 
 
 def evaluate(module: ModuleOp, args: list[np.ndarray], symbols: dict[str, int]) -> list[np.ndarray]:
@@ -124,13 +125,16 @@ def test_opts_after_tc_give_more_tiles_per_warp_or_more_warps(opts: str, wmmas: 
     text, symbols = matmul("f16", 64, 32, 64, out="f32"), {}
     module = to_uop(text, opts)
     (kernel,) = [k for k in module.ops if isinstance(k, U.UopKernelOp)]
-    assert count(kernel, U.WmmaOp) == wmmas and kernel.attributes["local_size"].data[0].value.data == 64  # type: ignore[attr-defined]
+    assert count(kernel, U.WmmaOp) == wmmas
+    assert kernel.attributes["local_size"].data[0].value.data == 64  # type: ignore[attr-defined]
     args = inputs(text, symbols)
     (got,) = evaluate(module, args, symbols)
     np.testing.assert_allclose(got.astype(np.float64), expected(args), rtol=1e-6, atol=1e-6)
 
 
-BIAS_RELU = """func.func @mm(%a: !graph.tensor<32x32xf16>, %b: !graph.tensor<32x16xf16>, %bias: !graph.tensor<16xf32>) -> !graph.tensor<32x16xf32> {
+BIAS_RELU = """
+func.func @mm(%a: !graph.tensor<32x32xf16>, %b: !graph.tensor<32x16xf16>, %bias: !graph.tensor<16xf32>)
+    -> !graph.tensor<32x16xf32> {
   %xa = graph.cast %a : (!graph.tensor<32x32xf16>) -> !graph.tensor<32x32xf32>
   %xb = graph.cast %b : (!graph.tensor<32x16xf16>) -> !graph.tensor<32x16xf32>
   %c = graph.matmul %xa, %xb : (!graph.tensor<32x32xf32>, !graph.tensor<32x16xf32>) -> !graph.tensor<32x16xf32>
@@ -197,7 +201,8 @@ def test_shapes_the_tensor_core_cannot_tile_are_refused_with_the_reason(text: st
     module = Parser(ctx, text).parse_module()
     PassPipeline.parse_spec(get_all_passes(), PIPELINES["lower-to-kernel"]).apply(ctx, module)
     (kernel,) = [k for k in module.ops if isinstance(k, K.KernelOp)]
-    with pytest.raises(OptError, match="0 matmul reduce.s. fit the m16n8k16 tensor core .* constant multiples of 16, 8 and 16"):
+    reason = "0 matmul reduce.s. fit the m16n8k16 tensor core .* constant multiples of 16, 8 and 16"
+    with pytest.raises(OptError, match=reason):
         apply_opt(kernel, Opt.parse("tc:0:0"), get_target("cuda"))
 
 
