@@ -6,7 +6,16 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
 - `output`: a function result; `contiguous`: the user asked for it.
 - `reduce broadcast`: a reduction reached from its kernel through a broadcast (expand, implicit numpy
   broadcast, gather) would be recomputed for every broadcast element: realize it (softmax, layernorm).
-- `multi-use reduce`: a reduction needed by several consumers is computed once.
+  Except with `target=T` where T's description has `broadcast_reduce_bytes` (CPUs): a thread runs the kernel's
+  ranges as nested loops and the linearizer computes a reduction outside the loops it does not depend on, so
+  one broadcast only along loops inside every loop it depends on (a row max broadcast along the row) is
+  computed once per result in its consumer's kernel, while its row stays in cache: it is fused when it reads
+  at most that many bytes per result. Softmax and layernorm become one kernel. Broadcast along an outer loop
+  (column sums broadcast over rows) it would be recomputed per row: realized as before. The walk follows the
+  loops through elementwise ops, broadcasts, permutes, unit-dim reshapes and reductions; behind any other
+  index map the rule above applies.
+- `multi-use reduce`: a reduction needed by several consumers is computed once. Several uses at the same
+  index in one kernel are one computation there (with a target; without one every path counts).
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
   `RECOMPUTE_LIMIT` ops is computed once.
 
@@ -66,9 +75,9 @@ class _View:
 
     Loops are numbered in nesting order: the root's dims first, then the ranges of each reduction inside the
     reductions enclosing it. `dims` gives per dim of the value the loop its index walks (None: index 0, a
-    broadcast dim), or is None where an index map is not followed (pad, concat, gather, shrink, flip; a reshape
-    keeps the loops, not the exact index); `exact`: the same dims mean the same index, so the kernel builder
-    computes the value once; `live`: the loops around the computation."""
+    broadcast dim), or is None where an index map is not followed (pad, concat, gather, shrink, flip, reshapes
+    other than of unit dims); `exact`: the same dims mean the same index, so the kernel builder computes the
+    value once; `live`: the loops around the computation."""
 
     dims: tuple[int | None, ...] | None
     live: frozenset[int]
@@ -181,9 +190,11 @@ class _Walk:
             for j, p in enumerate(op.perm.get_values()):
                 moved[p] = view.dims[j]
             return replace(view, dims=tuple(moved))
-        if isinstance(op, graph.ReshapeOp) and [d for d in ot.shape if d != 1] == [d for d in rt.shape if d != 1]:
-            kept = iter(p for p, d in zip(view.dims, rt.shape) if d != 1)
-            return _View(tuple(None if d == 1 else next(kept) for d in ot.shape), view.live, False)
+        if isinstance(op, graph.ReshapeOp) and (kept := [d for d in ot.shape if d != 1]) == [d for d in rt.shape if d != 1]:
+            # Inserting or dropping unit dims; the index comes back unchanged where the inner dims are static.
+            loops = iter(p for p, d in zip(view.dims, rt.shape) if d != 1)
+            exact = view.exact and all(isinstance(d, int) for d in kept[1:])
+            return _View(tuple(None if d == 1 else next(loops) for d in ot.shape), view.live, exact)
         if isinstance(op, graph.UnaryOp | graph.CastOp | graph.BitcastOp | graph.ContiguousOp):
             return view
         return _View(None, view.live, False)
