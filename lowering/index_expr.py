@@ -9,7 +9,9 @@ materialized as `kernel` ALU ops.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 INF = float("inf")
@@ -28,6 +30,8 @@ class Atom:
     key: Any
     lo: float = field(compare=False)
     hi: float = field(compare=False)
+    extent: Poly | None = field(default=None, compare=False)
+    """A range's size: the range is below it even when the size is symbolic."""
 
     def sort_key(self) -> tuple[str, str]:
         return (self.kind, repr(self.key))
@@ -142,6 +146,8 @@ class Poly:
                 return exact + Poly.of(_div_atom(rest, d))
         if self == d:
             return Poly.of(1)
+        if (parts := self._split_symbolic(d)) is not None:
+            return parts[0]
         return Poly.of(_div_atom(self, d))
 
     def mod(self, d: int | Poly) -> Poly:
@@ -166,7 +172,28 @@ class Poly:
         dlo, _ = d.bounds()
         if 0 <= lo and hi < dlo:
             return self
+        if (parts := self._split_symbolic(d)) is not None:
+            return parts[1]
         return Poly.of(_mod_atom(self, d))
+
+    def _split_symbolic(self, d: Poly) -> tuple[Poly, Poly] | None:
+        """(q, r) with self = q*d + r and 0 <= r < d, for a divisor d that is one monomial (a symbolic dim, or a
+        product of them): what a reshape with symbolic dims leaves, ``(i*K + k) // K`` with k a range of size K.
+        None when that cannot be shown."""
+        if len(d.terms) != 1 or d.const or d.terms[0][1] != 1:
+            return None
+        divisor = Counter(d.terms[0][0])
+        q, r = Poly.of(0), Poly.of(self.const)
+        for m, k in self.terms:
+            atoms = Counter(m)
+            if atoms & divisor == divisor:
+                q = q + Poly.of(k) * prod((Poly.of(a) for a in (atoms - divisor).elements()), start=Poly.of(1))
+            else:
+                r = r + Poly(((m, k),))
+        lo, hi = r.bounds()
+        one_range = len(r.terms) == 1 and r.terms[0][1] == 1 and len(r.terms[0][0]) == 1 and not r.const
+        below = hi < d.bounds()[0] or (one_range and r.terms[0][0][0].extent == d)
+        return (q, r) if lo >= 0 and below else None
 
     def recombine(self) -> Poly:
         """Fold ``(x // c) * (k*c) + (x % c) * k`` back into ``x * k`` (what a reshape of a reshape leaves)."""
@@ -231,7 +258,7 @@ def _mod_atom(num: Poly, den: Poly) -> Atom:
 
 def range_atom(rid: int, size: Poly) -> Atom:
     _, hi = size.bounds()
-    return Atom("range", rid, 0, hi - 1)
+    return Atom("range", rid, 0, hi - 1, size)
 
 
 def sym_atom(name: str, lo: int, hi: int) -> Atom:

@@ -1,0 +1,83 @@
+// RUN: kiln-opt %s --split-input-file -p 'graph-pack-matmul{target=cpu-llvm}' | filecheck %s
+// RUN: kiln-opt %s --split-input-file -p 'graph-pack-matmul{target=cpu-llvm},lower-to-kernel' | filecheck %s --check-prefix=KERNEL
+// RUN: kiln-opt %s --split-input-file -p 'graph-pack-matmul{target=cuda}' | filecheck %s --check-prefix=GPU
+// RUN: not kiln-opt %s --split-input-file -p 'graph-pack-matmul{target=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
+
+// The panel width w is the heuristic's register tile width (2 vectors of the host: 32 f32 with AVX-512), so the
+// checks capture it.
+
+// A 1024 x 1024 f32 B (4 MiB): copied into N/w panels of K x w, read back through the inverse permute/reshape.
+// CHECK-LABEL: func.func @large
+// CHECK-NEXT:    %[[S:.*]] = graph.reshape %b : (!graph.tensor<1024x1024xf32>) -> !graph.tensor<1024x[[P:[0-9]+]]x[[W:[0-9]+]]xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.permute %[[S]] {perm = array<i64: 1, 0, 2>} : (!graph.tensor<1024x[[P]]x[[W]]xf32>) -> !graph.tensor<[[P]]x1024x[[W]]xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[T]] : !graph.tensor<[[P]]x1024x[[W]]xf32>
+// CHECK-NEXT:    %[[U:.*]] = graph.permute %[[C]] {perm = array<i64: 1, 0, 2>} : (!graph.tensor<[[P]]x1024x[[W]]xf32>) -> !graph.tensor<1024x[[P]]x[[W]]xf32>
+// CHECK-NEXT:    %[[B:.*]] = graph.reshape %[[U]] : (!graph.tensor<1024x[[P]]x[[W]]xf32>) -> !graph.tensor<1024x1024xf32>
+// CHECK-NEXT:    %r = graph.matmul %a, %[[B]]
+// The matmul kernel reads the panels with plain strides: its column range is built as panel x lane ranges,
+// the panel range outermost, so the register tile is the usual one.
+// KERNEL-LABEL: kernel.kernel @large_e0
+// KERNEL:       kernel.kernel @large_r1
+// KERNEL-SAME:    inputs = ["output", "arg", "contiguous"]
+// KERNEL:         %[[P:.*]] = kernel.range %{{.*}} global
+// KERNEL:         %[[I:.*]] = kernel.range %[[N:.*]] global
+// KERNEL:         %[[L:.*]] = kernel.range %{{.*}} global
+// KERNEL:         %[[K:.*]] = kernel.range %[[N]] reduce
+// KERNEL-NOT:     kernel.idiv
+// KERNEL-NOT:     kernel.mod
+// KERNEL:         kernel.reduce add %{{.*}} over %[[K]]
+// GPU-LABEL: func.func @large
+// GPU-NEXT:    %r = graph.matmul %a, %b
+func.func @large(%a: !graph.tensor<1024x1024xf32>, %b: !graph.tensor<1024x1024xf32>) -> !graph.tensor<1024x1024xf32> {
+  %r = graph.matmul %a, %b : (!graph.tensor<1024x1024xf32>, !graph.tensor<1024x1024xf32>) -> !graph.tensor<1024x1024xf32>
+  func.return %r : !graph.tensor<1024x1024xf32>
+}
+
+// -----
+
+// Small matmuls stay as they are: B fits in cache (512 x 512 f32 is 1 MiB), or too few rows of A share B (a copy
+// of B would cost as much as the matmul), or N is not a multiple of w, or B is a vector.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT:   graph.contiguous
+// CHECK:       func.return
+func.func @small(%a: !graph.tensor<512x512xf32>, %b: !graph.tensor<512x512xf32>, %v: !graph.tensor<8x2048xf32>,
+                 %w: !graph.tensor<2048x2048xf32>, %x: !graph.tensor<2048x1000xf32>, %y: !graph.tensor<2048xf32>)
+    -> (!graph.tensor<512x512xf32>, !graph.tensor<8x2048xf32>, !graph.tensor<2048x1000xf32>, !graph.tensor<2048xf32>) {
+  %r = graph.matmul %a, %b : (!graph.tensor<512x512xf32>, !graph.tensor<512x512xf32>) -> !graph.tensor<512x512xf32>
+  %s = graph.matmul %v, %w : (!graph.tensor<8x2048xf32>, !graph.tensor<2048x2048xf32>) -> !graph.tensor<8x2048xf32>
+  %t = graph.matmul %w, %x : (!graph.tensor<2048x2048xf32>, !graph.tensor<2048x1000xf32>) -> !graph.tensor<2048x1000xf32>
+  %u = graph.matmul %w, %y : (!graph.tensor<2048x2048xf32>, !graph.tensor<2048xf32>) -> !graph.tensor<2048xf32>
+  func.return %r, %s, %t, %u : !graph.tensor<512x512xf32>, !graph.tensor<8x2048xf32>, !graph.tensor<2048x1000xf32>, !graph.tensor<2048xf32>
+}
+
+// -----
+
+// Symbolic dims are judged by their lower bounds: K >= 512 with N = 1024 is at least 2 MiB and M >= 64 rows, so
+// B is packed (K stays symbolic in the panels); with a batch of possibly one row (B of @maybe_one) it is not.
+// The kernel has no div/mod: neither on A's [M, K] -> [M, 1, K] reshape nor on the panels (an index
+// `(i*K + k) // K` with k a range of size K folds to i).
+// CHECK-LABEL: func.func @symbolic
+// CHECK-NEXT:    %[[S:.*]] = graph.reshape %b : (!graph.tensor<Kx1024xf32>) -> !graph.tensor<Kx[[P:[0-9]+]]x[[W:[0-9]+]]xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.permute %[[S]] {perm = array<i64: 1, 0, 2>} : (!graph.tensor<Kx[[P]]x[[W]]xf32>) -> !graph.tensor<[[P]]xKx[[W]]xf32>
+// CHECK-NEXT:    graph.contiguous %[[T]] : !graph.tensor<[[P]]xKx[[W]]xf32>
+// KERNEL-LABEL: kernel.kernel @symbolic_r1
+// KERNEL-NOT:     kernel.idiv
+// KERNEL-NOT:     kernel.mod
+// KERNEL:         kernel.reduce
+func.func @symbolic(%a: !graph.tensor<MxKxf32>, %b: !graph.tensor<Kx1024xf32>) -> !graph.tensor<Mx1024xf32>
+    attributes {graph.dims = #graph.dims<M = [64, 4096], K = [512, 4096]>} {
+  %r = graph.matmul %a, %b : (!graph.tensor<MxKxf32>, !graph.tensor<Kx1024xf32>) -> !graph.tensor<Mx1024xf32>
+  func.return %r : !graph.tensor<Mx1024xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @maybe_one
+// CHECK-NEXT:    %r = graph.matmul %a, %b
+func.func @maybe_one(%a: !graph.tensor<Mx1024xf32>, %b: !graph.tensor<1024x1024xf32>) -> !graph.tensor<Mx1024xf32>
+    attributes {graph.dims = #graph.dims<M = [1, 4096]>} {
+  %r = graph.matmul %a, %b : (!graph.tensor<Mx1024xf32>, !graph.tensor<1024x1024xf32>) -> !graph.tensor<Mx1024xf32>
+  func.return %r : !graph.tensor<Mx1024xf32>
+}
+
+// BAD: graph-pack-matmul: unknown target 'tpu'
