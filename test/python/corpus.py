@@ -286,6 +286,32 @@ def symbolic_programs() -> Iterator[Program]:
     yield Program("symbolic", text, "symbolic", runs, rtol=1e-4, atol=1e-5, tags=frozenset({"symbolic"}))
 
 
+def row_chain_programs() -> Iterator[Program]:
+    """Reductions broadcast back into their consumer, which CPU targets fuse into one kernel when only inner
+    loops are broadcast: a mean without keepdims reshaped back, a variance that uses it, a max over two axes;
+    a max broadcast along the middle axis (realized) and a sum that is also a result."""
+    rng = np.random.default_rng(7)
+    runs = [[rng.standard_normal((n, 8, 6)).astype(np.float32)] for n in (1, 3)]
+    tx, t2, t3 = _t(("N", 8, 6), "f32"), _t(("N", 8), "f32"), _t(("N", 8, 1), "f32")
+    body = [
+        f"%s = graph.reduce_sum %x {{axes = array<i64: 2>}} : ({tx}) -> {t2}",
+        f"%sk = graph.reshape %s : ({t2}) -> {t3}",
+        f"%n = graph.constant 6.000000e+00 : f32 : {_t((), 'f32')}",
+        f"%mean = graph.div %sk, %n : ({t3}, {_t((), 'f32')}) -> {t3}",
+        f"%c = graph.sub %x, %mean : ({tx}, {t3}) -> {tx}",
+        f"%sq = graph.mul %c, %c : ({tx}, {tx}) -> {tx}",
+        f"%v = graph.mean %sq {{axes = array<i64: 2>, keepdims = true}} : ({tx}) -> {t3}",
+        f"%r = graph.rsqrt %v : {t3}",
+        f"%y = graph.mul %c, %r : ({tx}, {t3}) -> {tx}",
+        f"%mx = graph.reduce_max %x {{axes = array<i64: 1, 2>, keepdims = true}} : ({tx}) -> {_t(('N', 1, 1), 'f32')}",
+        f"%cm = graph.reduce_max %x {{axes = array<i64: 1>, keepdims = true}} : ({tx}) -> {_t(('N', 1, 6), 'f32')}",
+        f"%a = graph.sub %y, %mx : ({tx}, {_t(('N', 1, 1), 'f32')}) -> {tx}",
+        f"%o = graph.add %a, %cm : ({tx}, {_t(('N', 1, 6), 'f32')}) -> {tx}",
+    ]
+    text = _function("row_chains", [("%x", tx)], body, [("%o", tx), ("%s", t2)], "N = [1, 16]")
+    yield Program("row_chains", text, "row_chains", runs, rtol=1e-4, atol=1e-5, tags=frozenset({"reduce"}))
+
+
 def example_programs() -> Iterator[Program]:
     rng = np.random.default_rng(5)
     f = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
@@ -304,7 +330,8 @@ def all_programs() -> list[Program]:
     return [
         *unary_programs(), *binary_programs(), *cast_programs(), *cast_programs(("f32", "i32", "ui32", "i1"), "32"),
         *reduction_programs(), movement_program(),
-        *composite_programs(), *long_reduction_programs(), *symbolic_programs(), *example_programs(),
+        *composite_programs(), *long_reduction_programs(), *row_chain_programs(), *symbolic_programs(),
+        *example_programs(),
     ]
 
 
