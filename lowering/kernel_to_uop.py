@@ -35,7 +35,7 @@ def linearize(kernel: KernelOp, target: TargetDescription) -> UopKernelOp:
     """The ``uop.kernel`` for ``kernel`` on ``target``."""
     inst = Instantiator(kernel, target)
     program = inst.run()
-    Vectorizer(program, inst.ranges, target).run(inst.accesses)
+    Vectorizer(program, inst.ranges, target).run(inst.accesses, inst.fragment_pairs)
     attributes = {k: v for k, v in kernel.attributes.items() if k in COPIED_ATTRIBUTES}
     result = UopKernelOp(kernel.sym_name.data, attributes=attributes | inst.launch.attributes())
     emit(program, result.body.block)

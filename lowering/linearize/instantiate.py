@@ -90,6 +90,8 @@ class Instantiator:
         self._nests: dict[tuple, list[Nest]] = {}
         self._slices: dict[K.ReduceOp, set[K.ReduceOp]] = {}
         self._wmma: dict[tuple, Node] = {}
+        self.fragment_pairs: list[list[Node]] = []
+        """Neighbouring elements of tensor-core fragments, for the vectorizer (``_pair``)."""
 
     # -- analysis ---------------------------------------------------------------------------
 
@@ -173,8 +175,8 @@ class Instantiator:
             bindings, _ = self.launch.bindings(path)
             lanes = self._c_lanes(expanded)
             for assignment in self._assignments([r for r in expanded if r not in lanes[0]]):
-                for lane in lanes:
-                    self._store(op, {**bindings, **assignment, **lane})
+                stores = [self._store(op, {**bindings, **assignment, **lane}) for lane in lanes]
+                self._pair(stores)
         if self.grouping is not None:
             self.grouping.finish()
         return self.program
@@ -232,11 +234,18 @@ class Instantiator:
             return n
         raise error_at(op, f"the linearizer does not handle {op.name}")
 
-    def _store(self, op: K.StoreOp, env: dict[SSAValue, Bound]) -> None:
+    def _store(self, op: K.StoreOp, env: dict[SSAValue, Bound]) -> Node:
         ranges = tuple(sorted(self._operand_deps(op), key=lambda r: self.ranges[r].position))
         operands = self._gated([self.value(x, env) for x in op.operands], 3, self.launch.store_gates(ranges))
         n = self.program.node("store", operands, None, scope=self._scope(ranges, env))
         self.accesses.append(Access(n, op, self._key(ranges, env)))
+        return n
+
+    def _pair(self, lanes: list[Node]) -> None:
+        """Offer the vectorizer fragment elements 2i and 2i+1 (loads or stores of one lane), which are often
+        neighbours in memory: A's along k, C's along n (``Vectorizer`` checks that they are)."""
+        if len(lanes) > 1:
+            self.fragment_pairs += [[x, y] for x, y in zip(lanes[::2], lanes[1::2]) if x.op == y.op in ("load", "store")]
 
     def _gated(self, operands: list[Node], at: int, gates: list[Node]) -> list[Node]:
         """A load's or store's operands with ``gates`` and-ed into its gate (operand ``at``, if present)."""
@@ -302,6 +311,8 @@ class Instantiator:
                 copy = {**inner_env, **assignment}
                 a = [self.value(tc.a, {**copy, tc.m: (m, root), tc.k: (k, root)}) for m, k in tc.positions(p, lane, "a")]
                 b = [self.value(tc.b, {**copy, tc.k: (k, root), tc.n: (n, root)}) for k, n in tc.positions(p, lane, "b")]
+                self._pair(a)
+                self._pair(b)
                 d = p.node("wmma", (p.node("vectorize", a, a_type), p.node("vectorize", b, b_type), d), c_type, WARP_SHAPE)
             if nest is not None:
                 p.node("acc_set", (acc, d), None, scope=nest.scopes[-1])

@@ -10,6 +10,8 @@ fits the target's vector width for the dtype. GPU targets also need the first in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
@@ -65,7 +67,9 @@ class Vectorizer:
         self.expr = IndexExprs()
         self.aligned_only = target.cpu_cores is None  # GPUs (see the module docstring)
 
-    def run(self, accesses: list[Access]) -> None:
+    def run(self, accesses: list[Access], pairs: Sequence[list[Node]] = ()) -> None:
+        """Vectorize the copies of every access along an expanded range, then the given ``pairs`` of lanes
+        (tensor-core fragment elements, which are bound to lane expressions rather than copies)."""
         groups: dict[tuple, dict[int, Node]] = {}
         for a in accesses:
             for r, bound in a.bindings:
@@ -77,6 +81,9 @@ class Vectorizer:
             nodes = [lanes.get(u) for u in range(self.ranges[r].const_size or 0)]
             if all(n is not None and n not in done for n in nodes):
                 done.update(self._vectorize(nodes))  # type: ignore[arg-type]
+        for pair in pairs:
+            if not done.intersection(pair):
+                done.update(self._vectorize(pair))
 
     def _vectorize(self, nodes: list[Node]) -> list[Node]:
         """Rewrite runs of ``nodes`` (the lanes in order) into vector accesses; the nodes it used."""

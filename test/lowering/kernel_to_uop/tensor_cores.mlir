@@ -6,7 +6,8 @@
 // (unroll) and marks the reduce; the linearizer spreads each 16x8x16 tile over a warp. local_size.x is 32 (the
 // lanes; g = lane / 4, t = lane % 4), each K iteration loads the lane's 8 A and 4 B elements (the mma.m16n8k16
 // layout), vectorizes them into fragments and runs uop.wmma on the vector<4xf32> accumulator; after the loop
-// each lane extracts its 4 C elements and stores them at its (m, n) = (g + 8*(e/2), 2*t + e%2).
+// each lane extracts its 4 C elements and stores them at its (m, n) = (g + 8*(e/2), 2*t + e%2). Elements 2i and
+// 2i+1 that are neighbours in memory (A's along k, C's along n; not B's here) are one vector access.
 
 // CHECK-LABEL: uop.kernel @hmm
 // CHECK-SAME:    global_size = ["2", "2", "1"], local_size = [32 : i64, 1 : i64, 1 : i64]
@@ -18,7 +19,7 @@
 // CHECK:         %[[T:.*]] = uop.mod %[[LANE]], %{{.*}} : index
 // CHECK:         %k = uop.range %{{.*}}, %{{.*}} : index
 // CHECK:           %[[C:.*]] = uop.acc_get %[[ACC]] : vector<4xf32>
-// CHECK-COUNT-8:   uop.load %a[%{{.*}}] : f16
+// CHECK-COUNT-4:   uop.load %a[%{{.*}}] : vector<2xf16>
 // CHECK-COUNT-4:   uop.load %b[%{{.*}}] : f16
 // CHECK:           %[[FA:.*]] = uop.vectorize %x, %x_1, %x_2, %x_3, %x_4, %x_5, %x_6, %x_7 : vector<8xf16>
 // CHECK-NEXT:      %[[FB:.*]] = uop.vectorize %y, %y_1, %y_2, %y_3 : vector<4xf16>
@@ -30,10 +31,10 @@
 // CHECK-NEXT:    %[[E1:.*]] = uop.extract %[[SUM]][1] : vector<4xf32>
 // CHECK-NEXT:    %[[E2:.*]] = uop.extract %[[SUM]][2] : vector<4xf32>
 // CHECK-NEXT:    %[[E3:.*]] = uop.extract %[[SUM]][3] : vector<4xf32>
-// CHECK-NEXT:    uop.store %out[%io], %[[E0]]
-// CHECK-NEXT:    uop.store %out[%io_1], %[[E1]]
-// CHECK-NEXT:    uop.store %out[%io_2], %[[E2]]
-// CHECK-NEXT:    uop.store %out[%io_3], %[[E3]]
+// CHECK-NEXT:    %[[V01:.*]] = uop.vectorize %[[E0]], %[[E1]] : vector<2xf32>
+// CHECK-NEXT:    %[[V23:.*]] = uop.vectorize %[[E2]], %[[E3]] : vector<2xf32>
+// CHECK-NEXT:    uop.store %out[%io], %[[V01]] : vector<2xf32>
+// CHECK-NEXT:    uop.store %out[%{{.*}}], %[[V23]] : vector<2xf32>
 // CHECK-NEXT:  }
 
 // The fragments are packed two halves to a .b32 register (A in 4, B in 2) for mma.sync.
