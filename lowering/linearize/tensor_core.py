@@ -11,7 +11,8 @@ instantiator binds M'/N'/K' to these per-lane index expressions instead of to co
 - the store (and everything computed from the reduce's result) once per C lane, at that lane's (m, n);
 - per K iteration, the ``a`` subtree at the 8 A positions and ``b`` at the 4 B positions, ``vectorize``-d into
   fragments and fed with the accumulator (a ``vector<4xf32>``) to ``uop.wmma``; the C lane's value is an
-  ``extract`` of the accumulator after the loop.
+  ``extract`` of the accumulator after the loop;
+- elements 2i and 2i+1 of a fragment as a pair for the vectorizer (often neighbours in memory).
 
 The warp is the x dimension of the workgroup (``launch.GpuLaunch``: ``local_size.x`` times 32, the lane is
 ``local_id.x % 32``). Every lane must execute ``uop.wmma``: no guard may depend on the lane, and none does
