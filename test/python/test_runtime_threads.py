@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from kiln.runtime.threads import PARALLEL_MIN_WORK, ThreadPool, default_pool
+from kiln.runtime.threads import CHUNKS_PER_THREAD, PARALLEL_MIN_WORK, ThreadPool, default_pool
 from kiln.targets.description import usable_cores
 
 
@@ -16,11 +16,36 @@ def covers(ranges: tuple[tuple[int, int], ...], extent: int) -> bool:
 
 
 @pytest.mark.parametrize("size, extent", [(2, 10), (2, 11), (4, 3), (3, 1000), (8, 8)])
-def test_big_launches_get_one_contiguous_chunk_per_thread(size: int, extent: int) -> None:
+def test_big_launches_get_a_few_contiguous_chunks_per_thread(size: int, extent: int) -> None:
     ranges = ThreadPool(size).split(extent, None)
     assert covers(ranges, extent)
-    assert len(ranges) == min(size, extent)
+    assert min(size, extent) <= len(ranges) <= size * CHUNKS_PER_THREAD
     assert max(hi - lo for lo, hi in ranges) - min(hi - lo for lo, hi in ranges) <= (extent // size) + 1
+
+
+def test_chunks_hold_enough_work_to_pay_for_a_hand_off() -> None:
+    pool = ThreadPool(4)
+    assert len(pool.split(PARALLEL_MIN_WORK * 6, 1)) == 6
+    assert len(pool.split(PARALLEL_MIN_WORK * 100, 1)) == 4 * CHUNKS_PER_THREAD
+    assert len(pool.split(PARALLEL_MIN_WORK * 2, 1)) == 4  # still one per thread
+
+
+def test_the_caller_takes_queued_chunks_while_a_worker_is_busy() -> None:
+    pool = ThreadPool(2)
+    caller = threading.current_thread().name
+    ran_here: list[int] = []
+    release = threading.Event()
+
+    def chunk(lo: int, hi: int) -> None:
+        if threading.current_thread().name != caller:
+            assert release.wait(10)
+            return
+        ran_here.append(lo)
+        if len(ran_here) == 3:
+            release.set()
+
+    pool.run(chunk, (), ((0, 1), (1, 2), (2, 3), (3, 4)))
+    assert len(ran_here) >= 3 and ran_here[0] == 0
 
 
 def test_small_launches_run_as_one_chunk() -> None:
