@@ -54,6 +54,17 @@ def optimizing_pipeline(device: str, optimize: str | None = None) -> None:
     registry.PIPELINES[name] = ",".join(specs).replace("kernel-plan-memory", f"kernel-plan-memory,{optimize}")
 
 
+def without_pass(device: str, name: str) -> None:
+    """Drop pass ``name`` (with any options) from ``device``'s named pipeline."""
+    from xdsl.utils.arg_spec import parse_pipeline
+
+    from kiln import registry
+    from kiln.runtime.devices import LOWERINGS
+
+    pipeline = LOWERINGS[device][0]
+    registry.PIPELINES[pipeline] = ",".join(str(s) for s in parse_pipeline(registry.PIPELINES[pipeline]) if s.name != name)
+
+
 def chosen_opts(device: str, text: str) -> list[str]:
     """``kernel: opts`` for each kernel the device's pipeline makes of ``text`` (a search answers from the
     tuning database filled by the compile before)."""

@@ -1,6 +1,6 @@
 """f32 matmul: kiln (heuristic opts, or a beam search) against numpy's BLAS, measured in the same run.
 
-    python bench/matmul.py [--sizes 256,512,1024,2048] [--devices cpu-llvm,cpu-c] [--search] [--repeat 10]
+    python bench/matmul.py [--sizes 256,512,1024,2048] [--devices cpu-llvm,cpu-c] [--search] [--no-pack] [--repeat 10]
 
 Prints per size and device: median and best time, GFLOP/s (of the median), the ratio to numpy's GFLOP/s, the cold compile time (empty
 caches) and the cached compile time (disk-cache hit). Figures only: results are checked against numpy, times never asserted.
@@ -21,6 +21,7 @@ from harness import (  # noqa: E402
     optimizing_pipeline,
     print_table,
     timings,
+    without_pass,
 )
 
 clean_blas_env()
@@ -40,6 +41,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="256,512,1024,2048")
     parser.add_argument("--devices", default="cpu-llvm,cpu-c")
     parser.add_argument("--search", action="store_true", help="beam search instead of the heuristic")
+    parser.add_argument("--no-pack", action="store_true", help="without graph-pack-matmul (B read in place)")
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
     print(machine_note())
@@ -53,13 +55,15 @@ def main() -> None:
         rows.append([n, "numpy", numpy_s * 1e3, numpy_best * 1e3, flops / numpy_s / 1e9, 1.0, "", ""])
         for device in args.devices.split(","):
             optimizing_pipeline(device, SEARCH.format(device=device) if args.search else None)
+            if args.no_pack:
+                without_pass(device, "graph-pack-matmul")
             run, cold, cached, opts = compile_cold_and_cached(device, program(n), "mm")
             error = np.abs(run(a, b)[0] - a @ b).max() / np.abs(a @ b).max()
             assert error < 1e-4, f"{device} matmul {n} is wrong: relative error {error:.2e}"
             chosen.append(f"{n} {device}: {'; '.join(opts)}")
             s, best = timings(lambda: run(a, b), args.repeat)
             rows.append([n, device, s * 1e3, best * 1e3, flops / s / 1e9, numpy_s / s, cold, cached * 1e3])
-    how = "beam search" if args.search else "heuristic"
+    how = ("beam search" if args.search else "heuristic") + (", B not packed" if args.no_pack else "")
     print_table(f"matmul f32 ({how}); ratio = numpy time / kiln time",
                 ["n", "runner", "median ms", "best ms", "GFLOP/s", "x numpy", "cold compile s", "cached compile ms"], rows)
     print("\nopts chosen:\n  " + "\n  ".join(chosen))
