@@ -20,6 +20,8 @@ from __future__ import annotations
 import functools
 import math
 
+from xdsl.dialects.builtin import IndexType
+
 from kiln.dialects import kernel as K
 from kiln.dialects.types import dtype_name
 from kiln.passes.optimize.apply import MAX_UNROLL, apply_opt
@@ -182,8 +184,11 @@ class _Tuner:
 
     def vector_lanes(self) -> None:
         """The output axis every access walks contiguously is upcast by one vector (for targets whose compiler
-        does not vectorize loops itself: its SLP vectorizer packs the lanes)."""
-        if self.width >= 2 and (v := self.vector_axis(Strides(self.kernel))) is not None:
+        does not vectorize loops itself: its SLP vectorizer packs the lanes). Not in a kernel that only moves
+        data: gcc makes a memcpy of the plain loop."""
+        computes = any(not isinstance(op, K.ConstOp | K.RangeOp | K.LoadOp | K.StoreOp)
+                       and not all(isinstance(r.type, IndexType) for r in op.results) for op in self.kernel.body.block.ops)
+        if computes and self.width >= 2 and (v := self.vector_axis(Strides(self.kernel))) is not None:
             self.upcast_vector(v, 1)
 
     def cores(self) -> None:
