@@ -52,9 +52,9 @@ def kiln_version() -> str:
 
 
 def describe_target(target: TargetDescription) -> str:
-    """The target description as canonical JSON (sets sorted: their repr order changes between processes)."""
-    fields = {k: sorted(v) if isinstance(v, frozenset) else v for k, v in asdict(target).items()}
-    return json.dumps(fields, sort_keys=True)
+    """The target description as canonical JSON (sets sorted, also those in ``native_dtypes``: their repr order
+    changes between processes)."""
+    return json.dumps(asdict(target), sort_keys=True, default=sorted)
 
 
 def key(kernel: K.KernelOp, target: TargetDescription, options: str) -> tuple[str, ...]:
