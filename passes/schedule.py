@@ -171,16 +171,16 @@ class _Walk:
             keep = rt.rank == ot.rank
             base = k.base(op, view.dims, len(axes))
             out = iter(view.dims)
-            dims: list[int | None] = []
+            inner: list[int | None] = []
             for d in range(ot.rank):
                 if d in axes:
-                    dims.append(base + axes.index(d))
+                    inner.append(base + axes.index(d))
                     if keep:
                         next(out)
                 else:
-                    dims.append(next(out))
+                    inner.append(next(out))
             depends = frozenset(p for p in view.dims if p is not None)
-            return _View(tuple(dims), depends | {base + j for j in range(len(axes))}, view.exact)
+            return _View(tuple(inner), depends | {base + j for j in range(len(axes))}, view.exact)
         if isinstance(op, graph.BinaryOp | graph.WhereOp | graph.ExpandOp):
             pad = rt.rank - ot.rank
             dims = tuple(None if d == 1 and rt.shape[j + pad] != 1 else view.dims[j + pad] for j, d in enumerate(ot.shape))
@@ -190,11 +190,10 @@ class _Walk:
             for j, p in enumerate(op.perm.get_values()):
                 moved[p] = view.dims[j]
             return replace(view, dims=tuple(moved))
-        if isinstance(op, graph.ReshapeOp) and (kept := [d for d in ot.shape if d != 1]) == [d for d in rt.shape if d != 1]:
-            # Inserting or dropping unit dims; the index comes back unchanged where the inner dims are static.
+        if isinstance(op, graph.ReshapeOp) and [d for d in ot.shape if d != 1] == [d for d in rt.shape if d != 1]:
+            # Inserting or dropping unit dims: the index polynomials fold back to the same ranges.
             loops = iter(p for p, d in zip(view.dims, rt.shape) if d != 1)
-            exact = view.exact and all(isinstance(d, int) for d in kept[1:])
-            return _View(tuple(None if d == 1 else next(loops) for d in ot.shape), view.live, exact)
+            return replace(view, dims=tuple(None if d == 1 else next(loops) for d in ot.shape))
         if isinstance(op, graph.UnaryOp | graph.CastOp | graph.BitcastOp | graph.ContiguousOp):
             return view
         return _View(None, view.live, False)
