@@ -52,3 +52,56 @@ kernel.kernel @rowsum(%x: !kernel.buffer<4x1024xf32>, %out: !kernel.buffer<4xf32
   %s = kernel.reduce add %v over %k : f32
   kernel.store %out[%i], %s
 }
+// -----
+// A softmax fused into one kernel (graph-mark-realize{target=cpu-*}): its reductions do not vary along %c, so it
+// is no register tile. LLVM vectorizes the three loops itself; cpu-c gets partial sums for each reduction and
+// the output axis as one vector of lanes.
+// LLVM: kernel.kernel @softmax({{.*}} opts = []}
+// C:    kernel.kernel @softmax({{.*}} opts = ["upcast:2:[[W:8|16]]", "upcast:3:[[W]]", "upcast:1:[[W]]"]}
+// NONE: kernel.kernel @softmax({{.*}} opts = []}
+kernel.kernel @softmax(%out: !kernel.buffer<8x256xf32>, %x: !kernel.buffer<8x256xf32>) attributes {symbols = []} {
+  %c8 = kernel.const 8 : index
+  %n = kernel.const 256 : index
+  %r = kernel.range %c8 global
+  %c = kernel.range %n global
+  %k1 = kernel.range %n reduce
+  %k2 = kernel.range %n reduce
+  %b = kernel.mul %r, %n : index
+  %i1 = kernel.add %b, %k1 : index
+  %x1 = kernel.load %x[%i1] : f32
+  %m = kernel.reduce max %x1 over %k1 : f32
+  %i2 = kernel.add %b, %k2 : index
+  %x2 = kernel.load %x[%i2] : f32
+  %d2 = kernel.sub %x2, %m : f32
+  %e2 = kernel.exp %d2 : f32
+  %s = kernel.reduce add %e2 over %k2 : f32
+  %i3 = kernel.add %b, %c : index
+  %x3 = kernel.load %x[%i3] : f32
+  %d3 = kernel.sub %x3, %m : f32
+  %e3 = kernel.exp %d3 : f32
+  %y = kernel.div %e3, %s : f32
+  kernel.store %out[%i3], %y
+}
+// -----
+// Elementwise: LLVM vectorizes the loop; cpu-c gets one vector of lanes, except for a kernel that only moves data
+// (gcc makes a memcpy of its loop).
+// LLVM: kernel.kernel @axpy({{.*}} opts = []}
+// C:    kernel.kernel @axpy({{.*}} opts = ["upcast:0:{{8|16}}"]}
+// LLVM: kernel.kernel @move({{.*}} opts = []}
+// C:    kernel.kernel @move({{.*}} opts = []}
+kernel.kernel @axpy(%out: !kernel.buffer<4096xf32>, %x: !kernel.buffer<4096xf32>, %y: !kernel.buffer<4096xf32>) attributes {symbols = []} {
+  %n = kernel.const 4096 : index
+  %a = kernel.const 2.0 : f32
+  %i = kernel.range %n global
+  %u = kernel.load %x[%i] : f32
+  %v = kernel.load %y[%i] : f32
+  %p = kernel.mul %u, %a : f32
+  %q = kernel.add %p, %v : f32
+  kernel.store %out[%i], %q
+}
+kernel.kernel @move(%out: !kernel.buffer<4096xf32>, %x: !kernel.buffer<4096xf32>) attributes {symbols = []} {
+  %n = kernel.const 4096 : index
+  %i = kernel.range %n global
+  %u = kernel.load %x[%i] : f32
+  kernel.store %out[%i], %u
+}
