@@ -32,10 +32,10 @@ from kiln.runtime.errors import KilnError
 from kiln.targets.description import get_target
 
 PACK_MIN_BYTES = 2 << 20
-"""B must be at least this large (2 MiB, twice a core's L2) for its panels to thrash; measured: 512 x 512 f32
-(1 MiB) runs as fast unpacked, 1024 x 1024 is 1.3-2x faster packed and 2048 x 2048 5-10x."""
+"""B must be at least this large (2 MiB, twice a core's L2) for its panels to thrash; measured (docs/performance.md):
+512 x 512 f32 (1 MiB) runs as fast unpacked, 1024 x 1024 is 1.1-1.4x faster packed and 2048 x 2048 7-14x."""
 PACK_MIN_ROWS = 8 * REUSE_TILE
-"""A's rows that share B: the copy reads and writes B once, the matmul reads it once per tile of REUSE_TILE rows."""
+"""Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per REUSE_TILE rows."""
 PACKED_DTYPES = frozenset({"f32", "f64"})
 """dtypes whose matmul is tiled in its own type (f16/bf16 are computed in f32 after a cast)."""
 
@@ -67,13 +67,13 @@ class GraphPackMatmul(ModulePass):
         b: TensorType = mm.rhs.type  # type: ignore[assignment]
         if a.rank < 2 or b.rank < 2 or dtype_name(b.element_type) not in PACKED_DTYPES:
             return False
-        bounds = declared_dims(mm)
-        low = lambda d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0]  # noqa: E731
         n = b.shape[-1]
         if not isinstance(n, int) or n % w or n < 2 * w:
             return False
-        rows = prod(low(d) for d in a.shape[:-1])
-        return low(b.shape[-2]) * n * itemsize(b.element_type) >= self.min_bytes and rows >= PACK_MIN_ROWS
+        bounds = declared_dims(mm)
+        low = {d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0] for d in (*a.shape, *b.shape)}
+        rows = prod(low[d] for d in (a.shape[:-1] if b.rank == 2 else a.shape[-2:-1]))  # a batched B: its own rows
+        return low[b.shape[-2]] * n * itemsize(b.element_type) >= self.min_bytes and rows >= PACK_MIN_ROWS
 
 
 def _packed(mm: graph.MatmulOp, w: int) -> SSAValue:
