@@ -126,8 +126,8 @@ LIBM_F64_ONLY = frozenset({"exp", "exp2", "log", "log2"})
 """ALU ops a CPU target whose compiler vectorizes loops leaves to libm on f64 only: on f32 (and f16/bf16,
 computed in f32) ``uop-decompose`` builds them from arithmetic, bit operations and selects, which LLVM
 vectorizes, where a libm call per element keeps the loop scalar (softmax over 4096x4096: 32M ``expf`` calls).
-gcc's SLP vectorizer (cpu-c) packs no selects, and there the scalar software code is slower than glibc's
-``expf``, so cpu-c keeps libm (docs/targets.md has the figures)."""
+gcc's SLP vectorizer (cpu-c) leaves that code scalar, slower than glibc's ``expf``, so cpu-c keeps libm
+(docs/targets.md has the figures)."""
 
 
 def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops: bool = False) -> TargetDescription:

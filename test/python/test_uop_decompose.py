@@ -417,7 +417,7 @@ F32_MAX_ULPS = {"exp2": 1.0, "exp": 1.5, "log2": 1.0, "log": 1.5}
 @pytest.mark.parametrize("device", ["cpu-llvm", "cpu-c"])
 def test_f32_exp_log_in_software_on_the_cpu(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The rules as compiled machine code (fused multiply-adds, vectorized) against numpy in f64 over the whole
-    f32 range. cpu-c keeps libm (its SLP vectorizer packs no selects), so there the rules are forced."""
+    f32 range. cpu-c keeps libm (gcc leaves the rules' code scalar), so there the rules are forced."""
     if device == "cpu-c":
         forced = dataclasses.replace(get_target("cpu-c"), native_dtypes=get_target("cpu-llvm").native_dtypes)
         monkeypatch.setattr(uop_decompose, "get_target", lambda name: forced)
