@@ -3,7 +3,8 @@
     python bench/matmul.py [--sizes 256,512,1024,2048] [--devices cpu-llvm,cpu-c] [--search] [--no-pack] [--repeat 10]
 
 Prints per size and device: median and best time, GFLOP/s (of the median), the ratio to numpy's GFLOP/s, the cold compile time (empty
-caches) and the cached compile time (disk-cache hit). Figures only: results are checked against numpy, times never asserted.
+caches) and the cached compile time (disk-cache hit); tinygrad (DEV=CPU, default opts) too where it runs. Figures only: results are
+checked against numpy, times never asserted.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from harness import (  # noqa: E402
     optimizing_pipeline,
     print_table,
     timings,
+    tinygrad_timings,
     without_pass,
 )
 
@@ -53,6 +55,9 @@ def main() -> None:
         flops = 2 * n**3
         numpy_s, numpy_best = timings(lambda: a @ b, args.repeat)
         rows.append([n, "numpy", numpy_s * 1e3, numpy_best * 1e3, flops / numpy_s / 1e9, 1.0, "", ""])
+        tiny = tinygrad_timings(lambda x, y: x @ y, [a, b], a @ b, args.repeat)
+        if tiny:
+            rows.append([n, "tinygrad", tiny[0] * 1e3, tiny[1] * 1e3, flops / tiny[0] / 1e9, numpy_s / tiny[0], "", ""])
         for device in args.devices.split(","):
             optimizing_pipeline(device, SEARCH.format(device=device) if args.search else None)
             if args.no_pack:
