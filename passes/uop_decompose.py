@@ -11,6 +11,9 @@ The rules, with their accuracy in f32 (measured against correctly rounded refere
 exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
 
 - ``rsqrt(x) = recip(sqrt(x))``, ``recip(x) = 1 / x``, ``fma(a, b, c) = a * b + c`` (two roundings).
+- On targets with ``reciprocal_divisors`` (the CPUs), a float ``a / d`` whose ``d`` is invariant in the loop
+  around it becomes ``a * recip(d)``, ``recip(d)`` emitted once, right after ``d`` (<= 1.5 ulp, 1 more than
+  the division, while 1/d is normal).
 - ``exp(x) = exp2(t) * (1 + r * ln2)`` with ``t = x * log2(e)`` and ``r`` its rounding error, recovered with
   fma (< 1 ulp; the plain ``exp2(x * log2(e))`` is off by up to 64 ulp for large |x|).
 - ``log(x) = log2(x) * ln2``.
@@ -156,6 +159,8 @@ class UopDecompose(ModulePass):
 def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computable: frozenset[str]) -> None:
     """Rewrite every ALU op of ``kernel`` that ``target`` cannot run; ``computable``: dtypes it computes in."""
     block = kernel.body.block
+    if target.reciprocal_divisors:
+        reciprocal_divisors(block, target)
     for op in [o for o in block.ops if isinstance(o, AluOp)]:
         scalar = element_type(op.value_operands[0].type)
         widen = is_float(scalar) and dtype_name(scalar) not in computable
@@ -167,6 +172,35 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
         else:
             result = b.decompose(op.alu_kind, list(op.operands))
         op.results[0].replace_all_uses_with(result)
+        op.detach()
+        op.erase()
+
+
+def reciprocal_divisors(block: Block, target: TargetDescription) -> None:
+    """``a / d`` on floats, ``d`` defined before the innermost loop around the division, becomes ``a * r`` with
+    ``r = 1 / d`` emitted right after ``d`` (once per divisor): at most 1 ulp more (see
+    ``TargetDescription.reciprocal_divisors``)."""
+    defined: dict[SSAValue, int] = {}
+    loops: list[int] = []
+    divisions: list[Operation] = []
+    for i, op in enumerate(block.ops):
+        defined.update((r, i) for r in op.results)
+        if isinstance(op, U.RangeOp):
+            loops.append(i)
+        elif isinstance(op, U.EndOp):
+            loops.pop()
+        elif isinstance(op, U.ALU["div"]) and is_float(element_type(op.results[0].type)) and loops:
+            if defined.get(op.operands[1], -1) < loops[-1]:
+                divisions.append(op)
+    reciprocals: dict[SSAValue, SSAValue] = {}
+    for op in divisions:
+        a, d = op.operands
+        if d not in reciprocals:
+            at = d.owner.next_op if isinstance(d.owner, Operation) else block.first_op
+            reciprocals[d] = Builder(block, at, target).alu("recip", d)
+        product = U.ALU["mul"](a, reciprocals[d])
+        block.insert_op_before(product, op)
+        op.results[0].replace_all_uses_with(product.results[0])
         op.detach()
         op.erase()
 

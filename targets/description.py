@@ -65,6 +65,11 @@ class TargetDescription:
     costs one computation per outer point and can live in its consumer's kernel. The most bytes such a
     reduction may read per result (its input should stay in cache for the consumer's loops); 0: never (GPU
     threads would each recompute it), the scheduler realizes it."""
+    reciprocal_divisors: bool = False
+    """``uop-decompose`` turns a float ``a / d`` whose ``d`` is defined outside the loop around the division into
+    ``a * (1 / d)``, the reciprocal computed once before the loop (softmax's ``e / sum``: one division per row
+    instead of one per element, which a CPU divides several times slower than it multiplies). Costs at most
+    1 ulp: 1.5 ulp instead of 0.5, while 1/d is a normal number (|d| within [2^-126, 2^126] in f32)."""
     native_dtypes: dict[str, frozenset[str]] = field(default_factory=dict, hash=False)
     """ALU op -> the only dtypes (names, or "index") it is native for; an op of ``alu_ops`` that is absent is
     native for every dtype it applies to. On the others ``uop-decompose`` rewrites it (PTX: ``ex2.approx``
@@ -133,7 +138,7 @@ gcc's SLP vectorizer (cpu-c) leaves that code scalar, slower than glibc's ``expf
 def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops: bool = False) -> TargetDescription:
     """A host-CPU target: every dtype, all ALU ops but ``decomposed`` (and, when the compiler vectorizes loops,
     ``LIBM_F64_ONLY`` but on f64), 64-bit index, host SIMD width, threads, reductions fused into their
-    consumers."""
+    consumers, loop-invariant divisors as reciprocals."""
     return TargetDescription(
         name=name,
         dtypes=frozenset(DTYPES),
@@ -145,6 +150,7 @@ def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops
         cpu_cores=usable_cores(),
         vectorizes_loops=vectorizes_loops,
         broadcast_reduce_bytes=HOST_FUSED_REDUCE_BYTES,
+        reciprocal_divisors=True,
     )
 
 

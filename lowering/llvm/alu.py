@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import f64, i1
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, f64, i1
 from xdsl.ir import Attribute, SSAValue
 
 from kiln.dialects.alu import BOOL, FLOAT, dtype_class, element_type, like
 from kiln.dialects.types import bitwidth, is_unsigned
-from kiln.lowering.llvm.builder import LLVMBuilder
+from kiln.lowering.llvm.builder import CONTRACT, LLVMBuilder
 from kiln.lowering.llvm.casts import narrow_from_f64
 
 Lowering = Callable[[LLVMBuilder, Sequence[SSAValue]], SSAValue]
@@ -66,6 +66,23 @@ def _recip(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
     return b.float_op(llvm.FDivOp, b.const(a[0].type, 1.0), a[0])
 
 
+def _is_reciprocal(v: SSAValue) -> bool:
+    """Whether ``v`` is a ``1 / d`` (``_recip``'s division; a scalar, or a splat of 1)."""
+    if not isinstance(v.owner, llvm.FDivOp) or not isinstance(one := v.owner.lhs.owner, llvm.ConstantOp):
+        return False
+    value = one.value
+    numbers = value.get_values() if isinstance(value, DenseIntOrFPElementsAttr) else [value.value.data]
+    return all(n == 1.0 for n in numbers)
+
+
+def _float_mul(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
+    """A product with a reciprocal (``uop-decompose`` hoists ``1 / d`` out of the loop of ``a / d``) carries
+    ``contract`` only: with ``reassoc`` InstCombine folds ``a * (1 / d)`` back into ``a / d`` inside the loop."""
+    if any(_is_reciprocal(v) for v in a):
+        return b.add(llvm.FMulOp(a[0], a[1], CONTRACT))
+    return b.float_op(llvm.FMulOp, a[0], a[1])
+
+
 def _float_fma(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
     """``llvm.fma``; 16-bit floats go through f64 themselves, because LLVM's own f16/bf16 fma rounds the f64
     result with a runtime-library call (``__truncdfhf2``) a JIT process may lack."""
@@ -85,7 +102,7 @@ FLOAT_OPS: dict[str, Lowering] = {
     "recip": _recip,
     "add": _float_op(llvm.FAddOp),
     "sub": _float_op(llvm.FSubOp),
-    "mul": _float_op(llvm.FMulOp),
+    "mul": _float_mul,
     "div": _float_op(llvm.FDivOp),
     "idiv": _float_idiv,
     "mod": _float_op(llvm.FRemOp),

@@ -38,6 +38,8 @@ from kiln.dialects.types import bitwidth, is_float
 
 FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 """The fast-math flags of every float operation in a kernel."""
+CONTRACT = llvm.FastMathAttr([FastMathFlag.ALLOW_CONTRACT])
+"""The flags of an operation that must not be reassociated (a product with a hoisted reciprocal)."""
 
 _FLOAT_SUFFIX: dict[type[Attribute], str] = {
     BFloat16Type: "bf16",

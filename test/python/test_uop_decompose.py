@@ -39,6 +39,7 @@ from kiln.runtime.device_cpu import load_kernels
 from kiln.runtime.devices import get_device, lower_program, parse_module
 from kiln.runtime.program import Executable
 from kiln.targets.description import TargetDescription, get_target
+from kiln.targets.llvm.toolchain import optimize_ir
 from kiln.targets.ptx.description import F32_ONLY
 
 from corpus import all_programs, assert_same
@@ -426,6 +427,29 @@ def test_f32_exp_log_in_software_on_the_cpu(device: str, monkeypatch: pytest.Mon
     with np.errstate(all="ignore"):
         for kind, got, a in zip(EXP_LOG, results, (x, x, y, y), strict=True):
             assert_within_ulps(got, getattr(np, kind)(a.astype(np.float64)), F32_MAX_ULPS[kind], f"{device} {kind}")
+
+
+ROW_DIVISION = """
+func.func @f(%x: !graph.tensor<64x256xf32>, %s: !graph.tensor<64x1xf32>) -> !graph.tensor<64x256xf32> {
+  %y = graph.div %x, %s : (!graph.tensor<64x256xf32>, !graph.tensor<64x1xf32>) -> !graph.tensor<64x256xf32>
+  func.return %y : !graph.tensor<64x256xf32>
+}"""
+
+
+@pytest.mark.parametrize("device", ["cpu-llvm", "cpu-c"])
+def test_division_by_a_loop_invariant_is_a_product_with_its_reciprocal(device: str) -> None:
+    """``x / s[row]``: no division left in the loop over the row (LLVM: none after O3 either, the product
+    carries no ``reassoc``), and the result within 1.5 ulp (a division: 0.5) while 1/s is normal."""
+    spec = lower_program(parse_module(ROW_DIVISION), "f", device)
+    if device == "cpu-llvm":
+        assert not re.search(r"fdiv[^\n]*<\d+ x float>", optimize_ir(spec.kernels.source)), "vector division"
+    else:
+        assert spec.kernels.source.count(" / ") == 1, "more divisions than the reciprocal"
+    rng = np.random.default_rng(7)
+    x = (rng.choice([-1, 1], (64, 256)) * 2.0 ** rng.uniform(-20, 20, (64, 256))).astype(np.float32)
+    s = (rng.choice([-1, 1], (64, 1)) * 2.0 ** rng.uniform(-100, 100, (64, 1))).astype(np.float32)
+    (got,) = Executable(spec, load_kernels(spec.kernels, spec.kernel_names()))(x, s)
+    assert ulps(got, x.astype(np.float64) / s).max() <= 1.5
 
 
 def units_apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
