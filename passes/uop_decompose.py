@@ -15,7 +15,8 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
   around it becomes ``a * recip(d)``, ``recip(d)`` emitted once, right after ``d`` (<= 1.5 ulp, 1 more than
   the division, while 1/d is normal).
 - ``exp(x) = exp2(t) * (1 + r * ln2)`` with ``t = x * log2(e)`` and ``r`` its rounding error, recovered with
-  fma (< 1 ulp; the plain ``exp2(x * log2(e))`` is off by up to 64 ulp for large |x|).
+  fma (< 1 ulp; the plain ``exp2(x * log2(e))`` is off by up to 64 ulp for large |x|). Where f32 exp2 is
+  software too, f32 exp is software itself, cheaper (below).
 - ``log(x) = log2(x) * ln2``.
 - ``tanh(x)``: ``x + x^3 * P(x^2)`` (Taylor; 9 terms, f64 20) for |x| < 0.55, else ``±(1 - 2 / (exp(2|x|) + 1))``,
   which cannot overflow (<= 1.4 ulp; f64 ~2 ulp).
@@ -53,7 +54,11 @@ the ops):
   bits (f64 21) so that its product with a 12-bit (32-bit) 1/ln2 is exact, and is added to e with the rounding
   error of the sum kept (FreeBSD's e_log2.c scheme). ±0 gives -inf, a negative x or nan gives nan, inf gives
   inf. f32 <= 0.8 ulp, f64 <= 0.8; powers of two exact.
-- Through them, f32 ``exp`` <= 1.3 ulp and ``log`` <= 1.4 ulp.
+- f32 ``exp(x) = e^r * 2^k``: x clamped to ±200 ln2, ``k = round(x * log2(e))`` as above, ``r = x - k ln2``
+  with ln2 in two parts, the first of 16 bits so that k times it is exact (Cody-Waite), e^r by its Taylor
+  series (8 terms) on |r| <= ln2/2, times 2^k as for exp2: <= 0.9 ulp (cpu-llvm machine code). About 20% fewer
+  instructions than exp2 and the correction (softmax over 4096x4096 on one thread: 22.5 -> 19.5 ms).
+- Through log2, f32 ``log`` <= 1.4 ulp (exp through a software exp2 and the correction was <= 1.3).
 - ``sin``/``cos``: ``x = k pi/2 + y`` by Cody-Waite reduction with pi/2 in three parts, the first two of 33 bits
   so that k times each is exact while |k| < 2^20 (|x| < 1.6e6), then Taylor series of sin and cos (to y^17
   and y^16) on |y| <= pi/4, chosen and negated by k mod 4 (<= 2.1 ulp on |x| <= 1e5, <= 1.1 ulp at the doubles
@@ -327,6 +332,8 @@ def _fma(b: Builder, x: SSAValue, y: SSAValue, z: SSAValue) -> SSAValue:
 
 
 def _exp(b: Builder, x: SSAValue) -> SSAValue:
+    if layout_of(x).float_type == F32 and not b.target.is_native("exp2", "f32"):
+        return _exp_reduced(b, x)
     hi, lo = b.split_constant(LOG2E, x)
     t = b.alu("mul", x, hi)
     err = b.alu("fma", x, hi, b.alu("neg", t))  # x*hi - t exactly
@@ -576,6 +583,12 @@ def exp2_taylor(terms: int) -> tuple[float, ...]:
 
 
 @functools.cache
+def exp_taylor(terms: int) -> tuple[float, ...]:
+    """Coefficients of r^0, r^1, ... in e^r."""
+    return tuple(float(Fraction(1, math.factorial(n))) for n in range(terms))
+
+
+@functools.cache
 def atanh_tail(terms: int) -> tuple[float, ...]:
     """Coefficients of z^0, z^1, ... in R(z) / z, where log((1 + s) / (1 - s)) = 2s + s R(s^2)."""
     return tuple(float(Fraction(2, 2 * k + 1)) for k in range(1, terms + 1))
@@ -637,6 +650,23 @@ def _exp2(b: Builder, x: SSAValue) -> SSAValue:
     x = _clamp(b, x, layout.exp2_clamp)
     k = _nearest_integer(b, x)
     return _times_two_to(b, b.poly(exp2_taylor(layout.exp2_terms), b.alu("sub", x, k)), k)  # x - k is exact
+
+
+EXP_LN2_PARTS = split_bits(LN2, 16, 2)
+"""ln2 as a 16-bit leading part (k times it is exact for |k| < 2^8) and the rest."""
+EXP_TERMS = 8
+"""Taylor terms of e^r on |r| <= ln2/2: the first one left out is 5e-9."""
+
+
+def _exp_reduced(b: Builder, x: SSAValue) -> SSAValue:
+    """f32 ``exp(x) = e^r * 2^k``, ``k = round(x log2(e))``, ``r = x - k ln2`` (Cody-Waite, ln2 in two parts),
+    where exp2 is software too: cheaper than ``exp2(t)`` and the correction for t's rounding error."""
+    layout = layout_of(x)
+    x = _clamp(b, x, float(layout.exp2_clamp * LN2))
+    k = _nearest_integer(b, b.alu("mul", x, b.const(float(LOG2E), x)))
+    hi, lo = (b.const(part, x) for part in EXP_LN2_PARTS)
+    r = b.alu("sub", b.alu("sub", x, b.alu("mul", k, hi)), b.alu("mul", k, lo))
+    return _times_two_to(b, b.poly(exp_taylor(EXP_TERMS), r), k)
 
 
 def _exponent_and_mantissa(b: Builder, x: SSAValue) -> tuple[SSAValue, SSAValue]:
