@@ -34,8 +34,9 @@ from kiln.dialects.types import BufferType, bitwidth, declared_dims, is_bool, is
 from kiln.dialects.uop import AccType, PtrType
 from kiln.lowering.linearize.group import Grouping, Stage
 from kiln.lowering.linearize.launch import GpuLaunch, Launch, RangeInfo, describe_range, make_launch
-from kiln.lowering.linearize.nodes import Node, Program, Scope, conjunction, innermost
+from kiln.lowering.linearize.nodes import Node, Program, Scope, conjunction, iadd, idiv, imul, innermost
 from kiln.lowering.linearize.tensor_core import WARP_SHAPE, TensorCorePlan, plan_tensor_core
+from kiln.runtime.symexpr import evaluate
 from kiln.targets.description import TargetDescription
 from kiln.tools.diagnostics import error_at
 
@@ -121,15 +122,8 @@ class Instantiator:
         bounds = declared_dims(self.kernel)
         for op in self.kernel.body.block.ops:
             if isinstance(op, K.RangeOp):
-                owner = op.size.owner
-                if isinstance(owner, K.ConstOp):
-                    n = owner.value.value.data  # type: ignore[union-attr]
-                    size, text, size_max = self.program.index(n), str(n), n
-                elif isinstance(op.size, BlockArgument):
-                    text = self._symbol_of(op.size)
-                    size, size_max = self.params[op.size.index], bounds[text][1]
-                else:
-                    raise error_at(op, "a range size must be a kernel.const or an index argument of the kernel")
+                size, text = self._size(op, op.size)
+                size_max = evaluate(text, {name: hi for name, (lo, hi) in bounds.items()})
                 info = RangeInfo(op.result, op.kind.data, next(position), size, text, size_max, op.result.name_hint)
                 if info.kind in EXPANDED and info.const_size is None:
                     raise error_at(op, f"{info.kind.value} range {describe_range(info)} must have a constant size")
@@ -141,6 +135,23 @@ class Instantiator:
                     found -= set(op.ranges)
                 for r in op.results:
                     self.deps[r] = tuple(sorted(found, key=lambda v: self.ranges[v].position))
+
+    _SIZE_ALU = {"add": (iadd, "+"), "mul": (imul, "*"), "idiv": (idiv, "//")}
+
+    def _size(self, r: K.RangeOp, v: SSAValue) -> tuple[Node, str]:
+        """A range size (a const, an index argument, or ``add``/``mul``/``idiv`` of those, as ``padto`` builds
+        for a symbolic size) as a node and as a ``runtime.symexpr`` text."""
+        owner = v.owner
+        if isinstance(owner, K.ConstOp):
+            n = owner.value.value.data  # type: ignore[union-attr]
+            return self.program.index(n), str(n)
+        if isinstance(v, BlockArgument):
+            return self.params[v.index], self._symbol_of(v)
+        if not (isinstance(owner, AluOp) and owner.alu_kind in self._SIZE_ALU):
+            raise error_at(r, "a range size must be a kernel.const, an index argument of the kernel, or add/mul/idiv of those")
+        build, symbol = self._SIZE_ALU[owner.alu_kind]
+        (a, ta), (b, tb) = (self._size(r, x) for x in owner.operands)
+        return build(self.program, a, b), f"({ta} {symbol} {tb})"
 
     def _operand_deps(self, op: Operation) -> set[SSAValue]:
         return {r for v in op.operands for r in self.deps.get(v, ())}

@@ -10,10 +10,23 @@ import math
 from collections.abc import Callable, Sequence
 
 from kiln.dialects import kernel as K
-from kiln.dialects.types import itemsize
+from kiln.dialects.types import declared_dims, itemsize
 from kiln.passes.optimize import rewrite
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
-from kiln.passes.optimize.space import AxisKind, applied, axes, const_size, expansion, kind, ranges, record, reduce_axes
+from kiln.passes.optimize.space import (
+    AxisKind,
+    applied,
+    axes,
+    const_size,
+    expansion,
+    kind,
+    ranges,
+    record,
+    reduce_axes,
+    size_bound,
+    size_multiple,
+    symbol_names,
+)
 from kiln.targets.description import TargetDescription
 
 MAX_EXPANSION = 1024
@@ -22,7 +35,8 @@ the size of the generated code and the compile time."""
 MAX_UNROLL = 32
 """Largest single unroll of a reduce loop into one accumulator (longer chains only add code)."""
 MAX_PAD_FACTOR = 4
-"""``padto`` may at most multiply the size of a range by this."""
+"""``padto`` may at most multiply the size of a range by this; a symbolic size is judged at its declared upper
+bound (below it the padding is still at most ``m - 1`` points)."""
 
 Handler = Callable[[K.KernelOp, Opt, TargetDescription], None]
 
@@ -83,14 +97,19 @@ def _names(kinds: frozenset[AxisKind]) -> str:
     return "/".join(sorted(k.value for k in kinds))
 
 
-def _amount(r: K.RangeOp, opt: Opt) -> int:
-    """The split amount (``0`` = the whole range); the range needs a constant size it divides."""
+def _amount(r: K.RangeOp, opt: Opt, top: bool = False) -> int:
+    """The split amount (``0`` = the whole range); the range needs a constant size it divides, or for an inner
+    split a symbolic size padded to a multiple of it."""
     size = const_size(r)
-    _check(size is not None, f"the range has a symbolic size; {opt.op.value} needs a constant size")
-    assert size is not None and opt.arg is not None
+    assert opt.arg is not None
+    if size is None:
+        symbolic = f"the range has a symbolic size; {opt.op.value} needs a constant size"
+        _check(not top and opt.arg != 0, symbolic)
+        _check(size_multiple(r) % opt.arg == 0, f"{symbolic} or one padded to a multiple of {opt.arg} (padto first)")
     amount = opt.arg or size
+    assert amount is not None
     _check(amount >= 2, f"amount {amount} does not split anything (the range has size {size})")
-    _check(size % amount == 0, f"amount {amount} does not divide the range's size {size} (padto first)")
+    _check(size is None or size % amount == 0, f"amount {amount} does not divide the range's size {size} (padto first)")
     return amount
 
 
@@ -154,7 +173,7 @@ def _local(kernel: K.KernelOp, opt: Opt, target: TargetDescription) -> None:
 def _group(kernel: K.KernelOp, opt: Opt, target: TargetDescription) -> None:
     _uses_locals(kernel, target, opt.op.value)
     r = _reduce_axis(kernel, opt)
-    amount = _amount(r, opt)
+    amount = _amount(r, opt, top=opt.op == OptOp.GROUPTOP)
     reduces = [u.operation for u in r.result.uses if isinstance(u.operation, K.ReduceOp) and u.index > 0]
     _check(len(reduces) == 1, "a grouped range must be reduced by exactly one kernel.reduce")
     (reduce,) = reduces
@@ -189,19 +208,25 @@ def _thread(kernel: K.KernelOp, opt: Opt, target: TargetDescription) -> None:
     _check(target.has_threads, f"target {target.name} does not split launches across CPU cores")
     _check(all(kind(r) != AxisKind.THREAD for r in ranges(kernel)), "the kernel already has a thread range")
     r = _axis(kernel, opt, frozenset({AxisKind.GLOBAL}))
-    amount = _amount(r, opt)
+    amount = _amount(r, opt, top=True)
     rewrite.split(kernel, r, amount, AxisKind.THREAD, top=True)
 
 
 def _padto(kernel: K.KernelOp, opt: Opt, target: TargetDescription) -> None:
     r = _axis(kernel, opt, frozenset({AxisKind.GLOBAL, AxisKind.LOOP, AxisKind.REDUCE}))
     size = const_size(r)
-    _check(size is not None, "padto needs a range of constant size")
-    assert size is not None and opt.arg is not None
+    assert opt.arg is not None
     _check(opt.arg >= 2, "padto needs a multiple of at least 2")
-    _check(size % opt.arg != 0, f"the size {size} is a multiple of {opt.arg} already")
+    what = f"size {size}" if size is not None else "padded symbolic size"
+    _check(size_multiple(r) % opt.arg != 0, f"the {what} is a multiple of {opt.arg} already")
+    at = ""
+    if size is None:
+        try:
+            size, at = size_bound(r, declared_dims(kernel), symbol_names(kernel)), " (the declared upper bound)"
+        except (KeyError, IndexError):
+            raise OptError("padto of a symbolic size needs the kernel's symbols and their declared bounds (graph.dims)") from None
     padded = -(-size // opt.arg) * opt.arg
-    _check(padded <= MAX_PAD_FACTOR * size, f"padding {size} to {padded} multiplies the work by more than {MAX_PAD_FACTOR}")
+    _check(padded <= MAX_PAD_FACTOR * size, f"padding {size}{at} to {padded} multiplies the work by more than {MAX_PAD_FACTOR}")
     rewrite.pad(kernel, r, opt.arg)
 
 

@@ -1,6 +1,7 @@
 """IR surgery on a ``kernel.kernel`` for the opts: split a range in two, round a range up with masking, reorder
 ranges. Every function keeps the kernel's meaning (up to the order floats are combined in) and leaves it in
-the *normal layout* the optimizer works on: constants first, then the ranges in nesting order, then the rest.
+the *normal layout* the optimizer works on: constants first, then the index ops computing range sizes (a padded
+symbolic size), then the ranges in nesting order, then the rest.
 
 A split is tinygrad's ``shift_to``: a range ``r`` of size ``N`` keeps ``N/a`` points and a new range of ``a``
 points joins it; every use of ``r`` becomes ``r*a + new`` (an inner split) or ``new*(N/a) + r`` (a top split),
@@ -10,24 +11,27 @@ and a ``kernel.reduce`` over ``r`` reduces over both.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import kernel as K
 from kiln.dialects.types import bitwidth, is_bool, is_float, is_unsigned
 from kiln.passes.optimize.opts import OptError
-from kiln.passes.optimize.space import AxisKind, body_ops, const_size, ranges
+from kiln.passes.optimize.space import AxisKind, body_ops, const_size, ranges, size_multiple, size_ops, size_text, symbol_names
 
 
 def normalize(kernel: K.KernelOp) -> None:
-    """Move the constants to the top of the block and the ranges right after them (order kept)."""
+    """Move the constants to the top of the block, the ops computing range sizes and the ranges right after
+    them (order kept)."""
     block = kernel.body.block
     consts = [op for op in block.ops if isinstance(op, K.ConstOp)]
     rngs = ranges(kernel)
-    for r in rngs:
-        if not (isinstance(r.size.owner, K.ConstOp) or isinstance(r.size, BlockArgument)):
-            raise OptError("a range size must be a kernel.const or an index argument of the kernel")
-    place([*consts, *rngs], kernel)
+    try:
+        for r in rngs:
+            size_text(r.size, symbol_names(kernel))
+    except (ValueError, IndexError) as e:
+        raise OptError(str(e) if isinstance(e, ValueError) else "the kernel's symbols attribute does not name its index arguments") from None
+    place([*consts, *size_ops(kernel), *rngs], kernel)
 
 
 def place(ops: list[Operation], kernel: K.KernelOp) -> None:
@@ -42,10 +46,10 @@ def place(ops: list[Operation], kernel: K.KernelOp) -> None:
 
 
 def body_start(kernel: K.KernelOp) -> InsertPoint:
-    """Just after the constants and ranges of a kernel in normal layout."""
-    last = None
+    """Just after the constants, range sizes and ranges of a kernel in normal layout."""
+    last, sizes = None, set(size_ops(kernel))
     for op in kernel.body.block.ops:
-        if not isinstance(op, K.ConstOp | K.RangeOp):
+        if not isinstance(op, K.ConstOp | K.RangeOp) and op not in sizes:
             break
         last = op
     return InsertPoint.after(last) if last is not None else InsertPoint.at_start(kernel.body.block)
@@ -79,17 +83,18 @@ def _insert(op: Operation, where: InsertPoint) -> SSAValue:
 
 
 def split(kernel: K.KernelOp, r: K.RangeOp, amount: int, new_kind: AxisKind, top: bool = False) -> K.RangeOp:
-    """Split ``r`` (constant size divisible by ``amount``) in two: ``r`` itself keeps the rest (size/amount)
-    and a new ``amount``-sized range of ``new_kind`` is placed next to it (after it, or before it for a top
-    split); returns the new range. When ``amount`` is the whole size, ``r`` itself becomes the new kind."""
+    """Split ``r`` (a size divisible by ``amount``: constant, or a padded symbolic ``q * m``) in two: ``r``
+    itself keeps the rest (size/amount) and a new ``amount``-sized range of ``new_kind`` is placed next to it
+    (after it, or before it for a top split, constant sizes only); returns the new range. When ``amount`` is
+    the whole size, ``r`` itself becomes the new kind."""
     size = const_size(r)
-    assert size is not None and size % amount == 0
+    assert size_multiple(r) % amount == 0 and (size is not None or not top)
     if amount == size:
         r.properties["kind"] = K.AxisKindAttr(new_kind)
         return r
     index = IndexType()
     uses = list(r.result.uses)
-    r.operands[0] = const(kernel, size // amount, index)
+    r.operands[0] = const(kernel, size // amount, index) if size is not None else _divide_size(kernel, r, amount)
     new = K.RangeOp(const(kernel, amount, index), new_kind)
     if r.result.name_hint:
         new.result.name_hint = f"{r.result.name_hint}_{new_kind.value}"
@@ -106,6 +111,21 @@ def split(kernel: K.KernelOp, r: K.RangeOp, amount: int, new_kind: AxisKind, top
         else:
             user.operands[use.index] = value
     return new
+
+
+def _divide_size(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> SSAValue:
+    """``q * (m/amount)`` for a range of padded symbolic size ``q * m`` (just ``q`` when ``amount`` is ``m``);
+    the product it replaces is erased when nothing else uses it."""
+    product = r.size.owner
+    assert isinstance(product, Operation)
+    q = next(v for v in product.operands if not isinstance(v.owner, K.ConstOp))
+    rest = size_multiple(r) // amount
+    divided = q if rest == 1 else _insert(K.ALU["mul"](q, const(kernel, rest, IndexType())), InsertPoint.before(r))
+    r.operands[0] = divided
+    if not product.results[0].uses:
+        product.detach()
+        product.erase()
+    return divided
 
 
 def split_accumulators(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> K.RangeOp:
@@ -127,12 +147,18 @@ def split_accumulators(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> K.Range
 
 def pad(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> None:
     """Round ``r`` up to a multiple of ``amount``. The extra points are masked: loads and stores that depend on
-    ``r`` are gated by ``r < size``, and a reduce over ``r`` combines its identity there."""
-    size = const_size(r)
-    assert size is not None
+    ``r`` are gated by ``r < size``, and a reduce over ``r`` combines its identity there. A symbolic size ``N``
+    becomes ``((N + amount-1) // amount) * amount``, computed by index ops before the ranges."""
+    size, old = const_size(r), r.size
     index = IndexType()
-    r.operands[0] = const(kernel, -(-size // amount) * amount, index)
-    valid = _insert(K.ALU["cmplt"](r.result, const(kernel, size, index)), body_start(kernel))
+    if size is not None:
+        r.operands[0] = const(kernel, -(-size // amount) * amount, index)
+    else:
+        m = const(kernel, amount, index)
+        bumped = _insert(K.ALU["add"](old, const(kernel, amount - 1, index)), InsertPoint.before(r))
+        quotient = _insert(K.ALU["idiv"](bumped, m), InsertPoint.before(r))
+        r.operands[0] = _insert(K.ALU["mul"](quotient, m), InsertPoint.before(r))
+    valid = _insert(K.ALU["cmplt"](r.result, old), body_start(kernel))
     tainted = {r.result}
     for op in list(body_ops(kernel)):
         if op is valid.owner:

@@ -19,6 +19,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from kiln.dialects import kernel as K
 from kiln.dialects.alu import AluOp
 from kiln.passes import symbolic as S
+from kiln.runtime.symexpr import evaluate
 
 AxisKind = K.AxisKind
 
@@ -69,14 +70,55 @@ def symbol_names(kernel: K.KernelOp) -> list[str]:
     return [s.data for s in attr.data if isinstance(s, StringAttr)] if isinstance(attr, ArrayAttr) else []
 
 
-def size_bound(r: K.RangeOp, bounds: dict[str, tuple[int, int]], symbols: list[str]) -> int:
-    """The size of a range, or the upper bound of its symbolic dim."""
+SIZE_ALU = {"add": "+", "mul": "*", "idiv": "//"}
+"""The index ops a range size may be computed with (``padto`` of a symbolic range: ``((N + m-1) // m) * m``)."""
+
+
+def size_ops(kernel: K.KernelOp) -> list[Operation]:
+    """The ops computing range sizes that are neither a ``kernel.const`` nor an argument, in block order."""
+    found: set[Operation] = set()
+    stack = [r.size for r in ranges(kernel)]
+    while stack:
+        owner = stack.pop().owner
+        if isinstance(owner, AluOp) and owner not in found:
+            found.add(owner)
+            stack.extend(owner.operands)
+    return [op for op in kernel.body.block.ops if op in found]
+
+
+def size_multiple(r: K.RangeOp) -> int:
+    """A constant the range's size is known to be a multiple of: the size itself when constant, ``m`` for a
+    padded symbolic size ``q * m``, else 1."""
     if (n := const_size(r)) is not None:
         return n
-    arg = r.size
-    assert isinstance(arg, BlockArgument)
-    index_args = [a for a in arg.owner.args if not isinstance(a.type, K.BufferType)]
-    return bounds[symbols[index_args.index(arg)]][1]
+    owner = r.size.owner
+    if isinstance(owner, AluOp) and owner.alu_kind == "mul":
+        return math.prod(_const(v) or 1 for v in owner.operands)
+    return 1
+
+
+def _const(v: SSAValue) -> int | None:
+    owner = v.owner
+    return owner.value.value.data if isinstance(owner, K.ConstOp) and isinstance(owner.value, IntegerAttr) else None
+
+
+def size_text(v: SSAValue, symbols: list[str]) -> str:
+    """A range size as a ``runtime.symexpr`` expression over the kernel's symbolic dims."""
+    if (n := _const(v)) is not None:
+        return str(n)
+    if isinstance(v, BlockArgument):
+        index_args = [a for a in v.owner.args if not isinstance(a.type, K.BufferType)]
+        return symbols[index_args.index(v)]
+    owner = v.owner
+    if not (isinstance(owner, AluOp) and owner.alu_kind in SIZE_ALU):
+        raise ValueError("a range size must be computed from constants and index arguments with add, mul, idiv")
+    a, b = (size_text(x, symbols) for x in owner.operands)
+    return f"({a} {SIZE_ALU[owner.alu_kind]} {b})"
+
+
+def size_bound(r: K.RangeOp, bounds: dict[str, tuple[int, int]], symbols: list[str]) -> int:
+    """The size of a range, or its value at the upper bounds of the symbolic dims (sizes only grow with them)."""
+    return evaluate(size_text(r.size, symbols), {name: hi for name, (lo, hi) in bounds.items()})
 
 
 def dependencies(kernel: K.KernelOp) -> dict[Operation, frozenset[SSAValue]]:

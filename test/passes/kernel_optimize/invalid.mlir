@@ -18,7 +18,7 @@
 
 // AXIS:      invalid.mlir:[[# @LINE + 17]]:1: error: 'kernel.kernel' op cannot apply opt #0 'upcast:4:4' to @mv: axis 4 does not exist (axes: 0: global %N, 1: global 64, 2: reduce 64)
 // KIND:      cannot apply opt #0 'thread:2:2' to @mv: axis 2 is a reduce range; thread applies to global ranges
-// SYMBOLIC:  cannot apply opt #0 'upcast:0:4' to @mv: the range has a symbolic size; upcast needs a constant size
+// SYMBOLIC:  cannot apply opt #0 'upcast:0:4' to @mv: the range has a symbolic size; upcast needs a constant size or one padded to a multiple of 4 (padto first)
 // DIVIDE:    cannot apply opt #0 'upcast:1:5' to @mv: amount 5 does not divide the range's size 64 (padto first)
 // REDUCES:   cannot apply opt #0 'unroll:1:4' to @mv: unroll counts reduce ranges and there are 1
 // UNROLL:    cannot apply opt #0 'unroll:0:0' to @mv: unroll by at most 32 (got 64)
