@@ -24,9 +24,9 @@ from xdsl.dialects.builtin import IndexType
 
 from kiln.dialects import kernel as K
 from kiln.dialects.types import dtype_name
-from kiln.passes.optimize.apply import MAX_UNROLL, apply_opt
+from kiln.passes.optimize.apply import MAX_EXPANSION, MAX_UNROLL, apply_opt
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
-from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, dependencies, kind, ranges, reduce_axes
+from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, dependencies, expansion, kind, ranges, reduce_axes
 from kiln.targets.description import TargetDescription
 
 CPU_VECTORS = 2
@@ -105,15 +105,16 @@ class _Tuner:
         found = set().union(*(deps[op] - set(op.ranges) for op in self.reduce_ops()))
         return {r for r in self.outputs() if r.result in found}
 
-    def reuse_axis(self, strides: Strides, exclude: K.RangeOp | None) -> K.RangeOp | None:
+    def reuse_axis(self, strides: Strides, exclude: K.RangeOp | None, symbolic: bool) -> K.RangeOp | None:
         """A tiled output axis along which some load that the reduce walks stays put: upcasting it reuses
-        that load from a register. The one with the most such loads (innermost first on ties)."""
+        that load from a register. The one with the most such loads (innermost first on ties); a symbolic one
+        only when ``symbolic`` (it will be padded)."""
         reduced = self.reduces()
         loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) != 0 for k in reduced)]
         tiled = self.tiled_outputs()
         best, best_count = None, 0
         for r in reversed(self.outputs()):
-            if r is exclude or r not in tiled or const_size(r) is None:
+            if r is exclude or r not in tiled or (const_size(r) is None and not symbolic):
                 continue
             count = sum(1 for a in loads if strides.stride(a, r) == 0)
             if count > best_count:
@@ -143,23 +144,32 @@ class _Tuner:
         size = const_size(r)
         return size is not None and any(size % a == 0 and self.attempt(OptOp.UPCAST, r, a) for a in amounts if a <= size)
 
-    def register_tile(self, vectors: int, reuse_rows: tuple[int, ...]) -> bool:
+    def upcast_padded(self, r: K.RangeOp, amount: int) -> bool:
+        """Pad symbolic ``r`` to a multiple of ``amount`` and upcast it by that (at most ``amount - 1`` points
+        are padding); nothing when the upcast would exceed the expansion limit."""
+        if expansion(self.kernel) * amount > MAX_EXPANSION:
+            return False
+        return self.attempt(OptOp.PADTO, r, amount) and self.attempt(OptOp.UPCAST, r, amount)
+
+    def register_tile(self, vectors: int, reuse_rows: tuple[int, ...], pad_rows: bool = False) -> bool:
         """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
-        vectors when another axis brings register reuse, else by one) and that reuse axis; whether anything
-        was tiled."""
+        vectors when another axis brings register reuse, else by one) and that reuse axis (a symbolic one
+        padded to ``reuse_rows[0]`` when ``pad_rows``); whether anything was tiled."""
         if not self.reduces():
             return False
         strides = Strides(self.kernel)
         v = self.vector_axis(strides)
         v = v if v in self.tiled_outputs() else None
-        u = self.reuse_axis(strides, v)
+        u = self.reuse_axis(strides, v, pad_rows)
         tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1)
+        if u is not None and const_size(u) is None:
+            return self.upcast_padded(u, reuse_rows[0]) or tiled
         return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
 
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
-        if not self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2)) and not self.target.vectorizes_loops:
+        if not self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2), pad_rows=True) and not self.target.vectorizes_loops:
             self.partial_sums()
             self.vector_lanes()
         self.cores()

@@ -36,6 +36,33 @@ kernel.kernel @mm(%a: !kernel.buffer<8x32xf32>, %b: !kernel.buffer<32x64xf32>, %
 
 // -----
 
+// A symbolic row count (a JIT batch) gets the same 8-row tile on CPUs, padded to a multiple of 8 first.
+// LLVM: kernel.kernel @mm_rows({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "padto:0:8", "upcast:0:8"]}
+// C:    kernel.kernel @mm_rows({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "padto:0:8", "upcast:0:8"]}
+// CUDA: kernel.kernel @mm_rows({{.*}} opts = ["upcast:1:4", "unroll:0:0", "local:1:16"]}
+// NONE: kernel.kernel @mm_rows({{.*}} opts = []}
+kernel.kernel @mm_rows(%a: !kernel.buffer<Nx32xf32>, %b: !kernel.buffer<32x64xf32>, %out: !kernel.buffer<Nx64xf32>, %N: index)
+    attributes {graph.dims = #graph.dims<N = [1, 4096]>, symbols = ["N"]} {
+  %c32 = kernel.const 32 : index
+  %c64 = kernel.const 64 : index
+  %i = kernel.range %N global
+  %j = kernel.range %c64 global
+  %k = kernel.range %c32 reduce
+  %i32 = kernel.mul %i, %c32 : index
+  %ia = kernel.add %i32, %k : index
+  %k64 = kernel.mul %k, %c64 : index
+  %ib = kernel.add %k64, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %i64 = kernel.mul %i, %c64 : index
+  %io = kernel.add %i64, %j : index
+  kernel.store %out[%io], %s
+}
+
+// -----
+
 // LLVM: kernel.kernel @rowsum({{.*}} opts = []}
 // C:    kernel.kernel @rowsum({{.*}} opts = ["upcast:1:{{8|16}}"]}
 // C:    %[[LANE:.*]] = kernel.reduce add %v over %k : f32
