@@ -33,8 +33,8 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
   shift amounts outside ``[0, width)`` (0, or -1 for a negative signed ``shr``).
 - ``idiv``/``mod`` by a constant power of two: shifts and masks with C semantics.
 
-In software from float and integer arithmetic and bit operations: exp2 and log2 on f32 (CPU targets whose
-compiler vectorizes loops leave only f64 to libm, see ``LIBM_F64_ONLY``) and f64 (PTX's ``ex2``/``lg2`` are f32
+In software from float and integer arithmetic and bit operations: exp2 and log2 on f32 (CPU targets leave
+only f64 to libm, see ``LIBM_F64_ONLY``; cpu-c kernels with that code get the ``LOOP_VECTORIZE`` attribute) and f64 (PTX's ``ex2``/``lg2`` are f32
 instructions), sin and cos on f64. exp2 and log2 have no branches (selects only) and no float -> int
 conversions (C spells those as saturating calls), so loops of them vectorize; their parameters per dtype are
 in ``LAYOUTS``. No rule here uses fma, so nothing depends on whether the target fuses: Horner steps are a mul
@@ -84,6 +84,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     ModuleOp,
+    UnitAttr,
     i1,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -94,7 +95,7 @@ from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, like
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
 from kiln.runtime.errors import KilnError
-from kiln.targets.description import TargetDescription, get_target
+from kiln.targets.description import LIBM_F64_ONLY, LOOP_VECTORIZE, TargetDescription, get_target
 from kiln.tools.diagnostics import error_at
 
 getcontext().prec = 50
@@ -171,6 +172,8 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
         widen = is_float(scalar) and dtype_name(scalar) not in computable
         if not widen and target.is_native(op.alu_kind, dtype_name(scalar)):
             continue
+        if op.alu_kind in LIBM_F64_ONLY and not target.vectorizes_loops:
+            kernel.attributes[LOOP_VECTORIZE] = UnitAttr()
         b = Builder(block, op, target)
         if widen:
             result = b.in_f32(op.alu_kind, list(op.operands), op.results[0].type)

@@ -128,22 +128,29 @@ HOST_FUSED_REDUCE_BYTES = 1 << 17
 
 
 LIBM_F64_ONLY = frozenset({"exp", "exp2", "log", "log2"})
-"""ALU ops a CPU target whose compiler vectorizes loops leaves to libm on f64 only: on f32 (and f16/bf16,
-computed in f32) ``uop-decompose`` builds them from arithmetic, bit operations and selects, which LLVM
-vectorizes, where a libm call per element keeps the loop scalar (softmax over 4096x4096: 32M ``expf`` calls).
-gcc's SLP vectorizer (cpu-c) leaves that code scalar, slower than glibc's ``expf``, so cpu-c keeps libm
-(docs/targets.md has the figures)."""
+"""ALU ops the CPU targets leave to libm on f64 only: on f32 (and f16/bf16, computed in f32) ``uop-decompose``
+builds them from arithmetic, bit operations and selects, which the compilers vectorize, where a libm call per
+element keeps the loop scalar (softmax over 4096x4096: 32M ``expf`` calls). gcc (cpu-c) does so only with its
+loop vectorizer, which ``uop-decompose`` turns on for the kernels holding that code (``LOOP_VECTORIZE``);
+docs/targets.md has the figures."""
+
+
+LOOP_VECTORIZE = "loop_vectorize"
+"""Kernel attribute ``uop-decompose`` sets where it builds ``LIBM_F64_ONLY`` ops in software for a target whose
+compiler runs without its loop vectorizer (cpu-c): gcc's SLP vectorizer leaves that code scalar, slower than
+libm, so the C emitter turns gcc's loop vectorizer on for that function alone (globally it turns register-tiled
+matmuls into gathers)."""
 
 
 def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops: bool = False) -> TargetDescription:
-    """A host-CPU target: every dtype, all ALU ops but ``decomposed`` (and, when the compiler vectorizes loops,
-    ``LIBM_F64_ONLY`` but on f64), 64-bit index, host SIMD width, threads, reductions fused into their
-    consumers, loop-invariant divisors as reciprocals."""
+    """A host-CPU target: every dtype, all ALU ops but ``decomposed`` (and ``LIBM_F64_ONLY`` but on f64), 64-bit
+    index, host SIMD width, threads, reductions fused into their consumers, loop-invariant divisors as
+    reciprocals."""
     return TargetDescription(
         name=name,
         dtypes=frozenset(DTYPES),
         alu_ops=ALU_OPS - decomposed,
-        native_dtypes={op: frozenset({"f64"}) for op in sorted(LIBM_F64_ONLY)} if vectorizes_loops else {},
+        native_dtypes={op: frozenset({"f64"}) for op in sorted(LIBM_F64_ONLY)},
         index_bits=64,
         vector_bytes=host_vector_bytes(),
         has_threads=True,

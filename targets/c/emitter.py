@@ -32,6 +32,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from kiln.dialects import cstyle
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_float, is_unsigned
+from kiln.targets.description import LOOP_VECTORIZE
 from kiln.targets.source import BodyPrinter, Names, Piece, Prelude
 from kiln.tools.diagnostics import error_at
 
@@ -192,7 +193,15 @@ def _int_helpers(t: str) -> dict[str, Piece]:
     )
 
 
+_LOOP_VECTORIZE = """\
+#if defined(__GNUC__) && !defined(__clang__)
+#define KILN_LOOP_VECTORIZE __attribute__((optimize("tree-loop-vectorize")))
+#else
+#define KILN_LOOP_VECTORIZE
+#endif"""
+
 PRELUDE: dict[str, Piece] = {
+    "KILN_LOOP_VECTORIZE": Piece(_LOOP_VECTORIZE),
     "kiln_bf16": Piece("typedef uint16_t kiln_bf16; /* bfloat16 bits */"),
     "kiln_f16": Piece(_F16_TYPEDEF),
     "kiln_f64_to_f32_odd": Piece(_F64_TO_F32_ODD),
@@ -370,7 +379,11 @@ class _FunctionPrinter(BodyPrinter):
         params = []
         for arg in self.func.params:
             params.append(f"{self._declarator(arg.type)}{self.names.define(arg, 'arg')}")
-        self.lines.append(f"void {self.func.sym_name.data}({', '.join(params)}) {{")
+        prefix = ""
+        if LOOP_VECTORIZE in self.func.attributes:  # gcc's loop vectorizer for this function (uop-decompose)
+            self.prelude.use("KILN_LOOP_VECTORIZE")
+            prefix = "KILN_LOOP_VECTORIZE "
+        self.lines.append(f"{prefix}void {self.func.sym_name.data}({', '.join(params)}) {{")
         self.lines.extend(f"  (void){self.names[arg]};" for arg in self.func.params if arg.first_use is None)
         self._block(self.func.body.block, 1)
         self.lines.append("}")

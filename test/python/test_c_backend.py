@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from kiln.dialects import cstyle
 from kiln.dialects.types import DTYPES, to_numpy
 from kiln.lowering.uop_to_cstyle import ConvertUopToCStyle
 from kiln.registry import make_context
+from kiln.runtime.devices import lower_program, parse_module
 from kiln.targets.c import emitter, toolchain
 
 INTS = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
@@ -765,3 +767,24 @@ def test_emitting_an_unconverted_kernel_is_an_error() -> None:
 
 def test_types_have_one_c_spelling() -> None:
     assert set(emitter.C_TYPES) == set(DTYPES)
+
+
+# ---------------------------------------------------------------------------------------------
+# software exp/log: gcc's loop vectorizer for their kernels alone
+
+EXP_AND_MATMUL = """
+func.func @f(%x: !graph.tensor<4096xf32>, %y: !graph.tensor<64x64xf32>) -> (!graph.tensor<4096xf32>, !graph.tensor<64x64xf32>) {
+  %e = graph.exp %x : !graph.tensor<4096xf32>
+  %m = graph.matmul %y, %y : (!graph.tensor<64x64xf32>, !graph.tensor<64x64xf32>) -> !graph.tensor<64x64xf32>
+  func.return %e, %m : !graph.tensor<4096xf32>, !graph.tensor<64x64xf32>
+}"""
+
+
+def test_software_exp_kernels_alone_get_the_loop_vectorizer() -> None:
+    """f32 exp is uop-decompose's code (no ``expf``), in a function marked for gcc's loop vectorizer; the
+    matmul's function is not (the loop vectorizer turns its register tiles into gathers)."""
+    source = lower_program(parse_module(EXP_AND_MATMUL), "f", "cpu-c").kernels.source
+    marked = re.findall(r"^KILN_LOOP_VECTORIZE void (\w+)\(", source, re.MULTILINE)
+    plain = re.findall(r"^void (\w+)\(", source, re.MULTILINE)
+    assert "expf(" not in source and len(marked) == 1 and len(plain) == 1, source
+    assert '__attribute__((optimize("tree-loop-vectorize")))' in source
