@@ -146,9 +146,13 @@ def split_accumulators(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> K.Range
 
 
 def pad(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> None:
-    """Round ``r`` up to a multiple of ``amount``. The extra points are masked: loads and stores that depend on
-    ``r`` are gated by ``r < size``, and a reduce over ``r`` combines its identity there. A symbolic size ``N``
-    becomes ``((N + amount-1) // amount) * amount``, computed by index ops before the ranges."""
+    """Round ``r`` up to a multiple of ``amount``. The extra points are masked: stores that depend on ``r`` are
+    gated by ``r < size``, and a reduce over ``r`` combines its identity there. Loads that depend on a reduce
+    range are gated too; an output range is clamped instead (``min(r, size-1)`` for every use but the gate), so
+    loads there read in bounds without a gate: one that does not vary inside a reduce loop would otherwise be a
+    branch in that loop (8 per k in a matmul tile with padded rows, twice as slow), and its values at the extra
+    points are only stored under the gate. A symbolic size ``N`` becomes ``((N + amount-1) // amount) * amount``,
+    computed by index ops before the ranges."""
     size, old = const_size(r), r.size
     index = IndexType()
     if size is not None:
@@ -159,6 +163,14 @@ def pad(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> None:
         quotient = _insert(K.ALU["idiv"](bumped, m), InsertPoint.before(r))
         r.operands[0] = _insert(K.ALU["mul"](quotient, m), InsertPoint.before(r))
     valid = _insert(K.ALU["cmplt"](r.result, old), body_start(kernel))
+    clamp = r.kind.data != AxisKind.REDUCE
+    if clamp:
+        uses = [u for u in r.result.uses if u.operation is not valid.owner]
+        where = InsertPoint.after(valid.owner)  # type: ignore[arg-type]
+        last = const(kernel, size - 1, index) if size is not None else _insert(K.ALU["sub"](old, const(kernel, 1, index)), where)
+        clamped = _insert(K.ALU["min"](r.result, last), InsertPoint.after(last.owner if size is None else valid.owner))  # type: ignore[arg-type]
+        for use in uses:
+            use.operation.operands[use.index] = clamped
     tainted = {r.result}
     for op in list(body_ops(kernel)):
         if op is valid.owner:
@@ -170,7 +182,7 @@ def pad(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> None:
             Rewriter.insert_op(masked, InsertPoint.before(op))
             op.operands[0] = masked.result
             continue
-        if isinstance(op, K.LoadOp | K.StoreOp) and depends:
+        if (isinstance(op, K.StoreOp) or isinstance(op, K.LoadOp) and not clamp) and depends:
             gate = valid
             if op.gate is not None:
                 gate = _insert(K.ALU["and"](op.gate, valid), InsertPoint.before(op))

@@ -1,8 +1,10 @@
 // RUN: kiln-opt %s -p 'kernel-optimize{opts="padto:1:16"}' | filecheck %s --check-prefix=REDUCE
 // RUN: kiln-opt %s -p 'kernel-optimize{opts="padto:0:4,upcast:0:4"}' | filecheck %s --check-prefix=OUTPUT
 // padto:<axis>:<n> rounds a range up to a multiple of n and masks the extra points with %valid = range < size:
-// loads that depend on the range are gated by it (their index may be out of bounds there), stores too, and a
-// reduce over the range combines its identity there (-inf for max), whatever the value computes.
+// stores that depend on the range are gated by it, and a reduce over the range combines its identity there
+// (-inf for max), whatever the value computes. Loads that depend on a padded reduce range are gated (their
+// index may be out of bounds there); a padded output range is clamped to size-1 for every use but %valid, so
+// its loads read in bounds without a gate (no branch inside the reduce loop).
 
 // REDUCE:      opts = ["padto:1:16"]
 // REDUCE-DAG:  %[[NEG_INF:.*]] = kernel.const 0xff800000 : f32
@@ -20,8 +22,10 @@
 // OUTPUT-NEXT: %i_upcast = kernel.range %{{.*}} upcast
 // OUTPUT:      %[[I:.*]] = kernel.add %{{.*}}, %i_upcast : index
 // OUTPUT-NEXT: %[[VALID:.*]] = kernel.cmplt %[[I]], %c5 : index
-// OUTPUT:      %v = kernel.load %x[%idx], %[[VALID]] : f32
-// OUTPUT:      kernel.store %out[%[[I]]], %m, %[[VALID]]
+// OUTPUT-NEXT: %[[CLAMPED:.*]] = kernel.min %[[I]], %{{.*}} : index
+// OUTPUT-NEXT: %i20 = kernel.mul %[[CLAMPED]], %c20 : index
+// OUTPUT:      %v = kernel.load %x[%idx] : f32
+// OUTPUT:      kernel.store %out[%[[CLAMPED]]], %m, %[[VALID]]
 
 kernel.kernel @rowmax(%x: !kernel.buffer<5x20xf32>, %out: !kernel.buffer<5xf32>) attributes {symbols = []} {
   %c5 = kernel.const 5 : index

@@ -6,7 +6,7 @@
 // RUN: not kiln-opt %s -p 'kernel-optimize{opts="padto:0:8,padto:0:4"}' 2>&1 | filecheck %s --check-prefix=AGAIN
 // RUN: not kiln-opt %s -p 'kernel-optimize{opts="padto:0:128"}' 2>&1 | filecheck %s --check-prefix=FACTOR
 // padto of a symbolic range N: the size becomes ((N + m-1) // m) * m, computed by index ops before the ranges,
-// and the extra points are masked by %i < N as for a constant size. An inner split by a divisor of m is then
+// and the extra points are masked as for a constant size: stores gated by %i < N, loads read at min(%i, N-1). An inner split by a divisor of m is then
 // legal: the outer range gets ((N + m-1) // m) * (m / amount), which becomes the core range's extent. The
 // MAX_PAD_FACTOR bound is judged at the dim's declared upper bound (here 16: padding to 128 is refused; below
 // the bound the padding is at most m-1 points).
@@ -18,8 +18,12 @@
 // OUTPUT-NEXT: %i_upcast = kernel.range %{{.*}} upcast
 // OUTPUT:      %[[I:.*]] = kernel.add %{{.*}}, %i_upcast : index
 // OUTPUT-NEXT: %[[VALID:.*]] = kernel.cmplt %[[I]], %N : index
-// OUTPUT:      %x = kernel.load %a[%{{.*}}], %[[VALID]] : f32
+// OUTPUT-NEXT: %[[LAST:.*]] = kernel.sub %N, %{{.*}} : index
+// OUTPUT-NEXT: %[[CLAMPED:.*]] = kernel.min %[[I]], %[[LAST]] : index
+// OUTPUT-NEXT: %iK = kernel.mul %[[CLAMPED]], %K : index
+// OUTPUT:      %x = kernel.load %a[%{{.*}}] : f32
 // OUTPUT:      %y = kernel.load %b[%{{.*}}] : f32
+// OUTPUT:      %i16 = kernel.mul %[[CLAMPED]], %c16 : index
 // OUTPUT:      kernel.store %out[%{{.*}}], %s, %[[VALID]]
 
 // CORE:        uop.kernel @mm{{.*}}core_extent = "((N + 7) // 8)"
