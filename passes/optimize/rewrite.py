@@ -17,7 +17,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from kiln.dialects import kernel as K
 from kiln.dialects.types import bitwidth, is_bool, is_float, is_unsigned
 from kiln.passes.optimize.opts import OptError
-from kiln.passes.optimize.space import AxisKind, body_ops, const_size, ranges, size_multiple, size_ops, size_text, symbol_names
+from kiln.passes.optimize.space import AxisKind, body_ops, const_size, ranges, size_multiple, size_ops, sizes_are_computable
 
 
 def normalize(kernel: K.KernelOp) -> None:
@@ -26,11 +26,8 @@ def normalize(kernel: K.KernelOp) -> None:
     block = kernel.body.block
     consts = [op for op in block.ops if isinstance(op, K.ConstOp)]
     rngs = ranges(kernel)
-    try:
-        for r in rngs:
-            size_text(r.size, symbol_names(kernel))
-    except (ValueError, IndexError) as e:
-        raise OptError(str(e) if isinstance(e, ValueError) else "the kernel's symbols attribute does not name its index arguments") from None
+    if not sizes_are_computable(kernel):
+        raise OptError("a range size must be a kernel.const, an index argument of the kernel, or add/mul/idiv of those")
     place([*consts, *size_ops(kernel), *rngs], kernel)
 
 

@@ -86,6 +86,15 @@ def size_ops(kernel: K.KernelOp) -> list[Operation]:
     return [op for op in kernel.body.block.ops if op in found]
 
 
+def sizes_are_computable(kernel: K.KernelOp) -> bool:
+    """Whether every range size is a constant, an index argument, or add/mul/idiv of those."""
+    ops = size_ops(kernel)
+    values = [r.size for r in ranges(kernel)] + [v for op in ops for v in op.operands]
+    return all(op.alu_kind in SIZE_ALU for op in ops) and all(  # type: ignore[attr-defined]
+        isinstance(v, BlockArgument) or isinstance(v.owner, K.ConstOp | AluOp) for v in values
+    )
+
+
 def size_multiple(r: K.RangeOp) -> int:
     """A constant the range's size is known to be a multiple of: the size itself when constant, ``m`` for a
     padded symbolic size ``q * m``, else 1."""
