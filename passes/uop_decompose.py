@@ -33,8 +33,8 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
   shift amounts outside ``[0, width)`` (0, or -1 for a negative signed ``shr``).
 - ``idiv``/``mod`` by a constant power of two: shifts and masks with C semantics.
 
-In software from float and integer arithmetic and bit operations: exp2 and log2 on f32 (CPU targets leave
-only f64 to libm, see ``LIBM_F64_ONLY``; cpu-c kernels with that code get the ``LOOP_VECTORIZE`` attribute) and f64 (PTX's ``ex2``/``lg2`` are f32
+In software from float and integer arithmetic and bit operations: exp2 and log2 on f32 (cpu-llvm leaves only
+f64 to libm, see ``LIBM_F64_ONLY``; cpu-c too in loops without inner loops, see ``in_innermost_loops``) and f64 (PTX's ``ex2``/``lg2`` are f32
 instructions), sin and cos on f64. exp2 and log2 have no branches (selects only) and no float -> int
 conversions (C spells those as saturating calls), so loops of them vectorize; their parameters per dtype are
 in ``LAYOUTS``. No rule here uses fma, so nothing depends on whether the target fuses: Horner steps are a mul
@@ -69,6 +69,7 @@ the ops):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -95,7 +96,7 @@ from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, like
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
 from kiln.runtime.errors import KilnError
-from kiln.targets.description import LIBM_F64_ONLY, LOOP_VECTORIZE, TargetDescription, get_target
+from kiln.targets.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, get_target
 from kiln.tools.diagnostics import error_at
 
 getcontext().prec = 50
@@ -167,14 +168,18 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
     block = kernel.body.block
     if target.reciprocal_divisors:
         reciprocal_divisors(block, target)
+    innermost = in_innermost_loops(block) if not target.vectorizes_loops else set()
+    software = dataclasses.replace(target, native_dtypes={**target.native_dtypes, **LIBM_ON_F64})
     for op in [o for o in block.ops if isinstance(o, AluOp)]:
         scalar = element_type(op.value_operands[0].type)
         widen = is_float(scalar) and dtype_name(scalar) not in computable
-        if not widen and target.is_native(op.alu_kind, dtype_name(scalar)):
-            continue
-        if op.alu_kind in LIBM_F64_ONLY and not target.vectorizes_loops:
+        op_target = target
+        if op.alu_kind in LIBM_F64_ONLY and op in innermost and dtype_name(scalar) != "f64":
+            op_target = software
             kernel.attributes[LOOP_VECTORIZE] = UnitAttr()
-        b = Builder(block, op, target)
+        if not widen and op_target.is_native(op.alu_kind, dtype_name(scalar)):
+            continue
+        b = Builder(block, op, op_target)
         if widen:
             result = b.in_f32(op.alu_kind, list(op.operands), op.results[0].type)
         else:
@@ -182,6 +187,28 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
         op.results[0].replace_all_uses_with(result)
         op.detach()
         op.erase()
+
+
+def in_innermost_loops(block: Block) -> set[Operation]:
+    """The ops of loops that hold no other loop. On a target whose compiler runs without its loop vectorizer
+    (cpu-c), exp, exp2, log and log2 there are computed in software (``LIBM_F64_ONLY``) and the kernel is marked
+    ``LOOP_VECTORIZE``; elsewhere they stay libm calls: after a matmul's k loop the loop vectorizer would turn
+    that loop into gathers, and gcc's SLP over a register tile's copies of the software code compiles for
+    35 s (exp of a 256x256 matmul: 13 ms either way, 2 s to compile with ``expf``)."""
+    found: set[Operation] = set()
+    open_loops: list[tuple[list[Operation], list[bool]]] = []
+    for op in block.ops:
+        if isinstance(op, U.RangeOp):
+            if open_loops:
+                open_loops[-1][1][0] = True
+            open_loops.append(([], [False]))
+        elif isinstance(op, U.EndOp):
+            ops, nested = open_loops.pop()
+            if not nested[0]:
+                found.update(ops)
+        elif open_loops:
+            open_loops[-1][0].append(op)
+    return found
 
 
 def reciprocal_divisors(block: Block, target: TargetDescription) -> None:
