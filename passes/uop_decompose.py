@@ -168,7 +168,7 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
     block = kernel.body.block
     if target.reciprocal_divisors:
         reciprocal_divisors(block, target)
-    innermost = in_innermost_loops(block) if not target.vectorizes_loops else set()
+    innermost = in_innermost_loops(block) if target.cpu_cores is not None and not target.vectorizes_loops else set()
     software = dataclasses.replace(target, native_dtypes={**target.native_dtypes, **LIBM_ON_F64})
     for op in [o for o in block.ops if isinstance(o, AluOp)]:
         scalar = element_type(op.value_operands[0].type)
@@ -190,7 +190,7 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
 
 
 def in_innermost_loops(block: Block) -> set[Operation]:
-    """The ops of loops that hold no other loop. On a target whose compiler runs without its loop vectorizer
+    """The ops of loops that hold no other loop. On a CPU target whose compiler runs without its loop vectorizer
     (cpu-c), exp, exp2, log and log2 there are computed in software (``LIBM_F64_ONLY``) and the kernel is marked
     ``LOOP_VECTORIZE``; elsewhere they stay libm calls: after a matmul's k loop the loop vectorizer would turn
     that loop into gathers, and gcc's SLP over a register tile's copies of the software code compiles for
