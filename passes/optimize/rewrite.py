@@ -162,12 +162,7 @@ def pad(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> None:
     valid = _insert(K.ALU["cmplt"](r.result, old), body_start(kernel))
     clamp = r.kind.data != AxisKind.REDUCE
     if clamp:
-        uses = [u for u in r.result.uses if u.operation is not valid.owner]
-        where = InsertPoint.after(valid.owner)  # type: ignore[arg-type]
-        last = const(kernel, size - 1, index) if size is not None else _insert(K.ALU["sub"](old, const(kernel, 1, index)), where)
-        clamped = _insert(K.ALU["min"](r.result, last), InsertPoint.after(last.owner if size is None else valid.owner))  # type: ignore[arg-type]
-        for use in uses:
-            use.operation.operands[use.index] = clamped
+        _clamp(kernel, r, valid, old)
     tainted = {r.result}
     for op in list(body_ops(kernel)):
         if op is valid.owner:
@@ -188,6 +183,20 @@ def pad(kernel: K.KernelOp, r: K.RangeOp, amount: int) -> None:
                 op.operands = [*op.operands, gate]
         if depends:
             tainted.update(op.results)
+
+
+def _clamp(kernel: K.KernelOp, r: K.RangeOp, valid: SSAValue, size: SSAValue) -> None:
+    """Every use of ``r`` but the gate ``valid`` reads ``min(r, size - 1)`` (placed after the gate)."""
+    uses = [u for u in r.result.uses if u.operation is not valid.owner]
+    where = InsertPoint.after(valid.owner)  # type: ignore[arg-type]
+    if isinstance(size.owner, K.ConstOp):
+        last = const(kernel, _number(size.owner) - 1, IndexType())  # type: ignore[operator]
+    else:
+        last = _insert(K.ALU["sub"](size, const(kernel, 1, IndexType())), where)
+        where = InsertPoint.after(last.owner)  # type: ignore[arg-type]
+    clamped = _insert(K.ALU["min"](r.result, last), where)
+    for use in uses:
+        use.operation.operands[use.index] = clamped
 
 
 def _identity(kind: str, t: Attribute) -> int | float:
