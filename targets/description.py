@@ -130,12 +130,14 @@ HOST_FUSED_REDUCE_BYTES = 1 << 17
 LIBM_F64_ONLY = frozenset({"exp", "exp2", "log", "log2"})
 """ALU ops the CPU targets leave to libm on f64 only: on f32 (and f16/bf16, computed in f32) ``uop-decompose``
 builds them from arithmetic, bit operations and selects, which the compilers vectorize, where a libm call per
-element keeps the loop scalar (softmax over 4096x4096: 32M ``expf`` calls). On a target whose compiler
-vectorizes loops (cpu-llvm) they are not native on f32; gcc (cpu-c) vectorizes that code only with its loop
-vectorizer, so ``uop-decompose`` computes them in software only in loops without inner loops and marks those
-kernels ``LOOP_VECTORIZE``; docs/targets.md has the figures."""
+element keeps the loop scalar (softmax over 4096x4096: 32M ``expf`` calls). ``uop-decompose`` does so only in
+loops without inner loops (the loops a compiler vectorizes): after a matmul's k loop the op has a copy per
+register-tile element, and the software code there compiled for seconds and ran 40x slower than the libm calls
+(256x256 matmul + exp on cpu-llvm: 4 s and 9 ms against 1.2 s and 0.23 ms without the exp). gcc (cpu-c)
+vectorizes the software code only with its loop vectorizer, so those kernels are marked ``LOOP_VECTORIZE``;
+docs/targets.md has the figures."""
 LIBM_ON_F64 = {op: frozenset({"f64"}) for op in sorted(LIBM_F64_ONLY)}
-"""``native_dtypes`` entries for ``LIBM_F64_ONLY``."""
+"""``native_dtypes`` entries for ``LIBM_F64_ONLY`` where ``uop-decompose`` builds them in software."""
 
 
 LOOP_VECTORIZE = "loop_vectorize"
@@ -146,14 +148,13 @@ matmuls into gathers)."""
 
 
 def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops: bool = False) -> TargetDescription:
-    """A host-CPU target: every dtype, all ALU ops but ``decomposed`` (and, when the compiler vectorizes loops,
-    ``LIBM_F64_ONLY`` but on f64), 64-bit index, host SIMD width, threads, reductions fused into their consumers,
+    """A host-CPU target: every dtype, all ALU ops but ``decomposed`` (``LIBM_F64_ONLY`` on f32 only in innermost
+    loops, see there), 64-bit index, host SIMD width, threads, reductions fused into their consumers,
     loop-invariant divisors as reciprocals."""
     return TargetDescription(
         name=name,
         dtypes=frozenset(DTYPES),
         alu_ops=ALU_OPS - decomposed,
-        native_dtypes=LIBM_ON_F64 if vectorizes_loops else {},
         index_bits=64,
         vector_bytes=host_vector_bytes(),
         has_threads=True,

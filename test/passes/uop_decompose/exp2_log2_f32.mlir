@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s -p 'uop-decompose{target=cpu-llvm}' | filecheck %s
-// cpu-llvm leaves exp, exp2, log and log2 to libm on f64 only. On f32 they become branch-free code LLVM
-// vectorizes: exp2 clamps x, rounds it to k by adding and subtracting 1.5 * 2^23, evaluates 2^(x - k) by
+// In loops without inner loops cpu-llvm leaves exp, exp2, log and log2 to libm on f64 only. On f32 they become
+// branch-free code LLVM vectorizes (elsewhere, e.g. after a matmul's k loop, they stay libm calls): exp2 clamps x, rounds it to k by adding and subtracting 1.5 * 2^23, evaluates 2^(x - k) by
 // Horner's rule and scales by 2^k as two powers of two built in the exponent bits; log2 splits x into
 // exponent and mantissa from its bits. f16 math runs the f32 rule between casts.
 
@@ -50,28 +50,39 @@
 // CHECK-NEXT:    %rd = uop.exp2 %vd : f64
 // CHECK-NEXT:    %rl = uop.log2 %vd : f64
 
+// CHECK-LABEL: uop.kernel @outside_loops
+// CHECK:         %r = uop.exp2 %v : f32
+
 uop.kernel @exp2_f32 attributes {symbols = []} {
   %x = uop.param 0 : !uop.ptr<f32>
   %out = uop.param 1 : !uop.ptr<f32>
-  %c0 = uop.const 0 : index
+  %z = uop.const 0 : index
+  %n = uop.const 16 : index
+  %c0 = uop.range %z, %n : index
   %v = uop.load %x[%c0] : f32
   %r = uop.exp2 %v : f32
   uop.store %out[%c0], %r
+  uop.end %c0
 }
 
 uop.kernel @log2_f32 attributes {symbols = []} {
   %x = uop.param 0 : !uop.ptr<f32>
   %out = uop.param 1 : !uop.ptr<f32>
-  %c0 = uop.const 0 : index
+  %z = uop.const 0 : index
+  %n = uop.const 16 : index
+  %c0 = uop.range %z, %n : index
   %v = uop.load %x[%c0] : f32
   %r = uop.log2 %v : f32
   uop.store %out[%c0], %r
+  uop.end %c0
 }
 
 uop.kernel @f16_and_f64 attributes {symbols = []} {
   %h = uop.param 0 : !uop.ptr<f16>
   %d = uop.param 1 : !uop.ptr<f64>
-  %c0 = uop.const 0 : index
+  %z = uop.const 0 : index
+  %n = uop.const 16 : index
+  %c0 = uop.range %z, %n : index
   %vh = uop.load %h[%c0] : f16
   %vd = uop.load %d[%c0] : f64
   %rh = uop.exp2 %vh : f16
@@ -80,4 +91,14 @@ uop.kernel @f16_and_f64 attributes {symbols = []} {
   uop.store %h[%c0], %rh
   uop.store %d[%c0], %rd
   uop.store %d[%c0], %rl
+  uop.end %c0
+}
+
+uop.kernel @outside_loops attributes {symbols = []} {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %c0 = uop.const 0 : index
+  %v = uop.load %x[%c0] : f32
+  %r = uop.exp2 %v : f32
+  uop.store %out[%c0], %r
 }
