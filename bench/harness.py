@@ -113,9 +113,15 @@ def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Call
     return run, cold, cached, opts
 
 
+SETTLE_SECONDS = 0.3
+"""Pause before each measurement: OpenBLAS's threads spin for about 2^28 cycles (~0.1 s) after a call, holding
+a core; kiln timed right after numpy got one core for its two threads (512 matmul: 5.2 ms instead of 1.5)."""
+
+
 def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """(median, best) wall time of ``repeat`` calls after one warm-up call. The best shows what the code can do
-    when other processes leave the cores alone; the median what a caller sees."""
+    """(median, best) wall time of ``repeat`` calls after one warm-up call and a pause (``SETTLE_SECONDS``). The
+    best shows what the code can do when other processes leave the cores alone; the median what a caller sees."""
+    time.sleep(SETTLE_SECONDS)
     fn()
     times = []
     for _ in range(repeat):
