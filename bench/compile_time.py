@@ -24,7 +24,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def cold_compile(device: str, text: str, function: str, optimize: str, repeat: int) -> tuple[float, float]:
     """(median cold, median cached) compile seconds of ``function`` through ``optimize``."""
-    from kiln import registry
+    from kiln.compiler import registry
 
     saved = dict(registry.PIPELINES)
     optimizing_pipeline(device, optimize)

@@ -45,8 +45,8 @@ def optimizing_pipeline(device: str, optimize: str | None = None) -> None:
     replacing a kernel-optimize the named pipeline may already have."""
     from xdsl.utils.arg_spec import parse_pipeline
 
-    from kiln import registry
-    from kiln.runtime.devices import LOWERINGS
+    from kiln.compiler import registry
+    from kiln.compiler.driver import LOWERINGS
 
     name = LOWERINGS[device][0]
     optimize = optimize or f"kernel-optimize{{target={device}}}"
@@ -58,8 +58,8 @@ def without_pass(device: str, name: str) -> None:
     """Drop pass ``name`` (with any options) from ``device``'s named pipeline."""
     from xdsl.utils.arg_spec import parse_pipeline
 
-    from kiln import registry
-    from kiln.runtime.devices import LOWERINGS
+    from kiln.compiler import registry
+    from kiln.compiler.driver import LOWERINGS
 
     pipeline = LOWERINGS[device][0]
     registry.PIPELINES[pipeline] = ",".join(str(s) for s in parse_pipeline(registry.PIPELINES[pipeline]) if s.name != name)
@@ -70,11 +70,12 @@ def chosen_opts(device: str, text: str) -> list[str]:
     tuning database filled by the compile before)."""
     from xdsl.utils.arg_spec import parse_pipeline
 
-    from kiln import registry
+    from kiln.compiler import registry
     from kiln.dialects.kernel import KernelOp
     from kiln.passes.optimize.space import applied
-    from kiln.runtime.devices import LOWERINGS, parse_module
-    from kiln.tools.pipeline import build_pipeline
+    from kiln.compiler.driver import LOWERINGS
+    from kiln.compiler.module import parse_module
+    from kiln.compiler.pipeline import build_pipeline
 
     specs = [str(s) for s in parse_pipeline(registry.PIPELINES[LOWERINGS[device][0]])]
     upto = next(i for i, s in enumerate(specs) if s.startswith("kernel-optimize")) + 1
@@ -90,19 +91,19 @@ def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Call
     Returns the callable, both times in seconds and the opts chosen per kernel. A warm-up compile of another
     program runs first, so the cold time is the pipeline's own work, not Python imports.
     """
-    from kiln.runtime.devices import get_device
+    from kiln.compiler.driver import compile
 
     warmup = "func.func @w(%x: !graph.tensor<4xf32>) -> !graph.tensor<4xf32> {\n  %y = graph.exp %x : !graph.tensor<4xf32>\n  func.return %y : !graph.tensor<4xf32>\n}"
     old = os.environ.get("KILN_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="kiln-bench-") as folder:
         os.environ["KILN_CACHE_DIR"] = folder
         try:
-            get_device(device).compile(warmup, "w")
+            compile(warmup, "w", device)
             start = time.perf_counter()
-            get_device(device).compile(text, function)
+            compile(text, function, device)
             cold = time.perf_counter() - start
             start = time.perf_counter()
-            run = get_device(device).compile(text, function)
+            run = compile(text, function, device)
             cached = time.perf_counter() - start
             opts = chosen_opts(device, text)
         finally:
@@ -187,7 +188,7 @@ def _cell(v: object) -> str:
 
 
 def machine_note() -> str:
-    from kiln.targets.description import host_cpu, usable_cores
+    from kiln.capabilities.description import host_cpu, usable_cores
 
     _, cpu, _ = host_cpu()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -32,7 +32,7 @@ from kiln.dialects.types import to_numpy
 from kiln.jit import Tensor, jit
 from kiln.runtime.device_cpu import load_kernels
 from kiln.runtime.program import ProgramSpec
-from kiln.runtime.symexpr import compile_expr
+from kiln.support.symexpr import compile_expr
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "jit_mlp.py"
 

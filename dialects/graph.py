@@ -185,6 +185,9 @@ BINARY: dict[str, frozenset[str]] = {
 }
 """Binary elementwise ops (numpy broadcasting, same dtype) and the dtype classes each accepts."""
 
+REALIZE_ATTR = "graph.realize"
+"""Set by ``graph-mark-realize`` on an op whose result gets its own buffer; the value says why."""
+
 COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
 """Comparisons: any dtype, numpy broadcasting, result i1."""
 

@@ -3,9 +3,25 @@
 Re-exported by ``kiln`` as ``kiln.Tensor``, ``kiln.jit``, ``kiln.Dim``, ``kiln.manual_seed``.
 """
 
+import sys
+import types
+from typing import Any
+
 from kiln.jit.dims import Dim
 from kiln.jit.errors import JitError, TraceError
 from kiln.jit.jit import JitFunction, jit
 from kiln.jit.tensor import Tensor, manual_seed
 
 __all__ = ["Dim", "JitError", "JitFunction", "Tensor", "TraceError", "jit", "manual_seed"]
+
+
+class _CallablePackage(types.ModuleType):
+    """``kiln.jit`` names both this package and the decorator. ``kiln`` loads its names lazily, and importing a
+    submodule binds ``kiln.jit`` to the package, so the package itself decorates: ``@kiln.jit`` and
+    ``kiln.jit(f, dims=...)`` call ``jit``."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return jit(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

@@ -17,7 +17,7 @@ from kiln.dialects.types import Shape
 from kiln.jit import debug
 from kiln.jit.lazy import Node
 from kiln.jit.lower import Subgraph
-from kiln.runtime.devices import LOWERINGS, get_device
+from kiln.compiler.driver import LOWERINGS, compile, device_pipeline, pipeline_text
 from kiln.runtime.program import ProgramSpec
 
 
@@ -73,12 +73,11 @@ def compile_graph(
 ) -> CompiledGraph:
     """Compile ``sub`` as ``func.func @name(args...)`` for ``device``."""
     module = sub.module(name, args, dims)
-    dev = get_device(device)
-    pipeline = dev.pipeline if device in LOWERINGS else None
+    pipeline = pipeline_text(device_pipeline(device)) if device in LOWERINGS else None
     if (directory := debug.dump_dir()) is not None:
         debug.dump_ir(module, name, pipeline, directory)
     start = time.perf_counter()
-    run = dev.compile(module, name)
+    run = compile(module, name, device)
     seconds = time.perf_counter() - start
     n_ops = sum(1 for n in sub.order if n.op not in ("buffer", "input"))
     compiled = CompiledGraph(name, device, run, [a.shape for a in args], n_ops, module)

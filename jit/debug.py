@@ -22,7 +22,7 @@ import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.runtime.program import LaunchSpec, ProgramSpec
-from kiln.runtime.symexpr import compile_expr
+from kiln.support.symexpr import compile_expr
 
 
 def level() -> int:
@@ -47,7 +47,7 @@ def lower_with_snapshots(module: Any, pipeline: str, snapshot: Callable[[str, An
     """Run ``pipeline`` on a copy of ``module``; ``snapshot(label, module)`` sees the input and each pass's output."""
     from xdsl.passes import PassPipeline
 
-    from kiln.registry import get_all_passes, make_context
+    from kiln.compiler.registry import get_all_passes, make_context
 
     def after(done: Any, op: Any, _next: Any) -> None:
         snapshot("input" if done is None else done.name, op)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kiln.runtime.errors import KilnError
+from kiln.support.errors import KilnError
 
 
 class TraceError(KilnError):

@@ -33,9 +33,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import graph as G
 from kiln.dialects import kernel as K
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, is_float, is_unsigned
-from kiln.lowering.index_expr import Poly, delinearize, dim_poly, linearize, range_atom
+from kiln.support.index_expr import Poly, delinearize, dim_poly, linearize, range_atom
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
-from kiln.passes.schedule import REALIZE_ATTR
 
 INDEX = IndexType()
 
@@ -363,7 +362,7 @@ class ConvertGraphToKernel(ModulePass):
         assert body is not None
         realized: dict[SSAValue, str] = {}  # in program order, so kernels launch after their producers
         for o in body.ops:
-            why = o.attributes.get(REALIZE_ATTR)
+            why = o.attributes.get(G.REALIZE_ATTR)
             if isinstance(why, StringAttr):
                 realized[o.results[0]] = why.data
         ret = body.last_op

@@ -13,7 +13,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
 from kiln.dialects.types import BufferType
-from kiln.lowering.index_expr import Atom, Poly
+from kiln.support.index_expr import Atom, Poly
 
 INDEX = IndexType()
 

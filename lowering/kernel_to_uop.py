@@ -24,8 +24,8 @@ from kiln.dialects.uop import UopKernelOp
 from kiln.lowering.linearize.emit import emit
 from kiln.lowering.linearize.instantiate import Instantiator
 from kiln.lowering.linearize.vectorize import Vectorizer
-from kiln.runtime.errors import KilnError
-from kiln.targets.description import TargetDescription, get_target
+from kiln.support.errors import KilnError
+from kiln.capabilities.description import TargetDescription, get_target
 
 COPIED_ATTRIBUTES = ("symbols", DIMS_KEY, "opts")
 """``kernel.kernel`` attributes the ``uop.kernel`` keeps."""

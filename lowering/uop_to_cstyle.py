@@ -29,14 +29,13 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from kiln.dialects import cstyle, uop
 from kiln.dialects.alu import ALU_OPS, AluOp, element_type, lanes
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
-from kiln.lowering.uop_to_target import KernelConverter
-from kiln.tools.diagnostics import error_at
+from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
+from kiln.support.diagnostics import error_at
 
 I1, I32, I64, UI32, UI64, F32, F64 = (DTYPES[n] for n in ("i1", "i32", "i64", "ui32", "ui64", "f32", "f64"))
 CORE_PARAMS = ("core_start", "core_end")
@@ -67,7 +66,7 @@ def _operator_type(t: Attribute) -> Attribute:
     return UI32 if is_unsigned(t) else I32
 
 
-class ConvertUopToCStyle(ModulePass):
+class ConvertUopToCStyle(ConvertUopToTarget):
     """Rewrite each ``uop.kernel`` of the module into a ``cstyle.func`` of flavour "c"."""
 
     name = "convert-uop-to-cstyle"

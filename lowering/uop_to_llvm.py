@@ -29,7 +29,6 @@ from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 
 from kiln.dialects import uop
 from kiln.dialects.alu import AluOp, element_type
@@ -38,14 +37,15 @@ from kiln.lowering.llvm.alu import alu_table
 from kiln.lowering.llvm.builder import LLVMBuilder, natural_alignment
 from kiln.lowering.llvm.casts import lower_bitcast, lower_cast
 from kiln.lowering.llvm.types import llvm_type, memory_type
-from kiln.tools.diagnostics import error_at
+from kiln.lowering.uop_to_target import ConvertUopToTarget
+from kiln.support.diagnostics import error_at
 
 CORE_ARGS = ("core_start", "core_end")
 """The trailing i64 parameters of every CPU kernel: the half-open slice of the ``core_extent`` range."""
 
 
 @dataclass(frozen=True)
-class ConvertUopToLLVM(ModulePass):
+class ConvertUopToLLVM(ConvertUopToTarget):
     """Lower uop kernels to llvm.func ops (CPU calling convention, LLVM loops, intrinsics)."""
 
     name = "convert-uop-to-llvm"

@@ -21,7 +21,7 @@ The linear uop block becomes PTX in the same order:
 - vectors are scalarized (a ``vector<4xf32>`` value is four registers); ALU ops and casts work lane by lane
   (``kiln.lowering.ptx.alu``, ``kiln.lowering.ptx.casts``).
 - ``uop.wmma`` is ``mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}`` (the tensor core of
-  ``kiln.targets.ptx.description``): the per-thread fragments are already in the instruction's layout, A and B
+  ``kiln.capabilities.ptx``): the per-thread fragments are already in the instruction's layout, A and B
   lanes are packed two to a 32-bit register.
 
 What PTX cannot express here (an f64 ``exp2``, a tensor-core shape the sm lacks, a CPU-only special, a 64-bit
@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, IndexType, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import ptx, uop
@@ -46,8 +45,9 @@ from kiln.lowering.ptx.alu import NotExpressible, lower_alu
 from kiln.lowering.ptx.builder import PTXBuilder, name_part
 from kiln.lowering.ptx.casts import lower_bitcast, lower_cast
 from kiln.lowering.ptx.types import const_type, memory_type, reg_kind
-from kiln.targets.ptx.description import TENSOR_CORE_SHAPES, WARP_SIZE, ptx_header
-from kiln.tools.diagnostics import error_at
+from kiln.capabilities.ptx import TENSOR_CORE_SHAPES, WARP_SIZE, ptx_header
+from kiln.lowering.uop_to_target import ConvertUopToTarget
+from kiln.support.diagnostics import error_at
 
 I32, I64 = DTYPES["i32"], DTYPES["i64"]
 SCALAR_PARAMS = (IndexType(), DTYPES["i32"], DTYPES["ui32"])
@@ -58,7 +58,7 @@ _SPECIAL_REGISTERS = {"group_id": "ctaid", "local_id": "tid"}
 
 
 @dataclass(frozen=True)
-class ConvertUopToPTX(ModulePass):
+class ConvertUopToPTX(ConvertUopToTarget):
     """Lower uop kernels to ptx.entry ops for an NVIDIA sm (``arch``: sm_80 or sm_90)."""
 
     name = "convert-uop-to-ptx"

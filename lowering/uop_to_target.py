@@ -17,9 +17,15 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
 
 from kiln.dialects import target_ops, uop
 from kiln.dialects.alu import AluOp, element_type, lanes
+
+
+class ConvertUopToTarget(ModulePass):
+    """A conversion that leaves the uop level for a target dialect. The driver reads the program's schedule
+    just before the first such pass, while the module still holds ``uop.kernel`` launch attributes."""
 
 
 class KernelConverter:

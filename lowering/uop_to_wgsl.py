@@ -9,7 +9,7 @@ struct; the workgroup size is the kernel's ``local_size``. The kernel's attribut
 ``global_invocation_id``), range/end and if/endif brackets ``wgsl.for``/``wgsl.if`` regions, accumulators
 ``var``s, local memory ``var<workgroup>`` arrays; vectors are scalarized (a ``vector<4xf32>`` is four values).
 
-dtypes come from the target description (``kiln.targets.wgsl.description``, with the device features given
+dtypes come from the target description (``kiln.capabilities.wgsl``, with the device features given
 as the ``features`` option): ``index`` is i32, i1 values are bool but i1 memory holds one u32 (0 or 1) per
 element, f16 needs ``features=shader-f16``; any other dtype (f64, 64-bit, 8/16-bit, bf16) is a located error
 naming the op and the dtype.
@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
@@ -47,11 +46,10 @@ from kiln.dialects import uop, wgsl
 from kiln.dialects.alu import AluOp, element_type, lanes
 from kiln.dialects.types import DTYPES, dtype_name, itemsize
 from kiln.dialects.wgsl import BOOL, F16, FLOATS, I32, U32
-from kiln.lowering.uop_to_target import KernelConverter
-from kiln.targets.description import TargetDescription
-from kiln.targets.wgsl.description import DEFAULT_LIMITS, describe_limits
-from kiln.targets.wgsl.toolchain import OPTIONAL_FEATURES
-from kiln.tools.diagnostics import error_at
+from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
+from kiln.capabilities.description import TargetDescription
+from kiln.capabilities.wgsl import DEFAULT_LIMITS, OPTIONAL_FEATURES, describe_limits
+from kiln.support.diagnostics import error_at
 
 BUILTIN_OF_SPECIAL = {
     "group_id": "workgroup_id",
@@ -74,7 +72,7 @@ _BOOL_OPERATORS = {"and": "&", "or": "|", "xor": "!=", "max": "|", "min": "&", "
 
 
 @dataclass(frozen=True)
-class ConvertUopToWGSL(ModulePass):
+class ConvertUopToWGSL(ConvertUopToTarget):
     """Rewrite each ``uop.kernel`` of the module into a ``wgsl.entry`` (one WGSL compute entry point)."""
 
     name = "convert-uop-to-wgsl"

@@ -22,7 +22,7 @@ from xdsl.pattern_rewriter import (
 
 from kiln.dialects import graph as G
 from kiln.dialects.types import TensorType, to_numpy
-from kiln.runtime.interp_ops import OPS
+from kiln.interpreters.graph_ops import OPS
 
 
 def splat_value(v: SSAValue) -> float | int | bool | None:

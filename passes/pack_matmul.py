@@ -28,8 +28,8 @@ from xdsl.utils.exceptions import PassFailedException
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, itemsize
 from kiln.passes.optimize.heuristic import CPU_VECTORS, REUSE_TILE
-from kiln.runtime.errors import KilnError
-from kiln.targets.description import get_target
+from kiln.support.errors import KilnError
+from kiln.capabilities.description import get_target
 
 PACK_MIN_BYTES = 2 << 20
 """B must be at least this large (2 MiB, twice a core's L2) for its panels to thrash; measured (docs/performance.md):

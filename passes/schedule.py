@@ -37,11 +37,11 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from kiln.dialects import graph
+from kiln.dialects.graph import REALIZE_ATTR
 from kiln.dialects.types import TensorType, declared_dims, itemsize
-from kiln.runtime.errors import KilnError
-from kiln.targets.description import TargetDescription, get_target
+from kiln.support.errors import KilnError
+from kiln.capabilities.description import TargetDescription, get_target
 
-REALIZE_ATTR = "graph.realize"
 RECOMPUTE_LIMIT = 24
 
 REDUCE_NAMES = frozenset(

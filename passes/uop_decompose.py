@@ -1,6 +1,6 @@
 """``uop-decompose{target=...}``: rewrite the ALU ops a target lacks into ops it has.
 
-What a target has is data: ``TargetDescription.is_native(op, dtype)`` (``kiln.targets.description``). Every
+What a target has is data: ``TargetDescription.is_native(op, dtype)`` (``kiln.capabilities.description``). Every
 ALU op that is not native on its operands' dtype is replaced by the ops of its rule below; a rule may use any
 op, and ops it emits that the target lacks are decomposed in turn (a rule never needs itself on the same dtype,
 directly or not). ALU ops on a float dtype the target does not compute with are computed in f32, with casts
@@ -96,9 +96,9 @@ from xdsl.utils.exceptions import PassFailedException
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, like
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
-from kiln.runtime.errors import KilnError
-from kiln.targets.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, get_target
-from kiln.tools.diagnostics import error_at
+from kiln.support.errors import KilnError
+from kiln.capabilities.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, get_target
+from kiln.support.diagnostics import error_at
 
 getcontext().prec = 50
 LOG2E = Fraction(Decimal("1.4426950408889634073599246810018921374266459541530"))

@@ -1,6 +1,6 @@
 """``uop-simplify``: symbolic simplification of the index arithmetic of ``uop.kernel`` ops.
 
-Every ``index`` and ``i1`` value is read as an expression of ``kiln.passes.symbolic`` (so building it folds
+Every ``index`` and ``i1`` value is read as an expression of ``kiln.support.symbolic`` (so building it folds
 constants, applies identities, splits div/mod by constants, recombines ``(x // c) * c + x % c``, decides
 comparisons by bounds). What is not index arithmetic is a variable with bounds: a ``uop.range`` runs over
 ``[lo, hi)``, a ``uop.param`` symbol over its ``graph.dims`` bounds, a ``uop.special`` over the launch
@@ -26,7 +26,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp
 from kiln.dialects.types import DIMS_KEY, DimsAttr, bitwidth, is_bool, is_unsigned
-from kiln.passes import symbolic as S
+from kiln.support import symbolic as S
 
 _INDEX_OPS = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod, "max": S.maximum, "min": S.minimum}
 _COMPARISONS = {"cmplt": S.lt, "cmple": S.le, "cmpeq": S.eq, "cmpne": S.ne}

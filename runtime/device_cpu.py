@@ -1,17 +1,17 @@
 """The CPU devices, "cpu-llvm" and "cpu-c": LLVM IR through llvmlite, or C through the system C compiler.
 
-``compile`` lowers (or fetches from the compile cache) the program through ``Device.compile_spec``, loads its
+``load`` takes a compiled program (``kiln.compiler``), loads its
 kernels through the target's toolchain (which keeps its own object / ``.so`` cache) and returns an
 ``Executable`` (``kiln.runtime.program``), which runs the schedule on numpy arrays across the CPU's cores.
 """
 
 from __future__ import annotations
 
-from typing import Any
 
 from kiln.runtime.devices import Device
-from kiln.runtime.errors import KilnError
-from kiln.runtime.program import Executable, KernelsArtifact, LoadedKernels
+from kiln.support.errors import KilnError
+from kiln.runtime.program import Executable, KernelsArtifact, ProgramSpec
+from kiln.targets.loaded import LoadedKernels
 
 CPU_DEVICES = ("cpu-llvm", "cpu-c")
 
@@ -22,8 +22,7 @@ class CPUDevice(Device):
             raise KilnError(f"'{name}' is not a CPU device (expected one of {', '.join(CPU_DEVICES)})")
         super().__init__(name)
 
-    def compile(self, module: Any, function_name: str) -> Executable:
-        spec = self.compile_spec(module, function_name)
+    def load(self, spec: ProgramSpec) -> Executable:
         return Executable(spec, load_kernels(spec.kernels, spec.kernel_names()))
 
 

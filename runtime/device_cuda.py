@@ -34,9 +34,9 @@ import numpy as np
 from kiln.dialects.types import to_numpy
 from kiln.runtime.device_webgpu import I32_MAX, GPUOutput, GPUPlan, GPUSchedule, StorageKey
 from kiln.runtime.devices import Device
-from kiln.runtime.errors import CompileError, DeviceUnavailable, KilnError
+from kiln.support.errors import CompileError, DeviceUnavailable, KilnError
 from kiln.runtime.program import ProgramSpec
-from kiln.targets.description import TargetDescription
+from kiln.capabilities.description import TargetDescription
 
 MIN_SM = 80
 ALLOCATION_GRANULE = 256
@@ -124,7 +124,7 @@ def _open() -> CUDAContext | str:
         ctx = check("cuDevicePrimaryCtxRetain", driver.cuDevicePrimaryCtxRetain(device))
     except KilnError as e:
         return str(e)
-    from kiln.targets.ptx.description import describe
+    from kiln.capabilities.ptx import describe
 
     return CUDAContext(device, ctx, f"sm_{major}{minor}", name, describe())
 
@@ -256,7 +256,3 @@ class CUDADevice(Device):
     def load(self, spec: ProgramSpec) -> CUDAProgram:
         """Load a program whose kernels are PTX (assembled and loaded here, once per PTX text)."""
         return CUDAProgram(spec, context())
-
-    def compile(self, module: Any, function_name: str) -> CUDAProgram:
-        """Lower ``function_name`` of a graph module to PTX (or take it from the compile cache) and load it."""
-        return self.load(self.compile_spec(module, function_name))

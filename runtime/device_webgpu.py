@@ -20,7 +20,7 @@ buffers, then the symbol scalars):
   not from ``arrayLength``.
 - one WGSL module (``ProgramSpec.kernels.source``) holds all of a program's kernels; globals of different
   kernels may reuse binding numbers, but module-scope names must be unique (prefix them with the kernel name).
-- each launch carries ``global_size`` (3 ``kiln.runtime.symexpr`` expressions) and ``local_size`` (3 ints), from
+- each launch carries ``global_size`` (3 ``kiln.support.symexpr`` expressions) and ``local_size`` (3 ints), from
   the ``uop.kernel`` attributes of the same names.
 
 Objects live as long as they can: the adapter and device once per process (``kiln.targets.wgsl.toolchain``),
@@ -53,11 +53,11 @@ import numpy as np
 
 from kiln.dialects.types import Shape, to_numpy
 from kiln.runtime.devices import Device
-from kiln.runtime.errors import CompileError, InputError, KilnError
+from kiln.support.errors import CompileError, InputError, KilnError
 from kiln.runtime.program import MAX_PLANS, ProgramSpec
-from kiln.runtime.symexpr import compile_expr
-from kiln.targets.description import TargetDescription
-from kiln.targets.wgsl.description import max_storage_buffers
+from kiln.support.symexpr import compile_expr
+from kiln.capabilities.description import TargetDescription
+from kiln.capabilities.wgsl import max_storage_buffers
 
 if TYPE_CHECKING:
     import wgpu
@@ -419,20 +419,7 @@ class WebGPUDevice(Device):
         ok, why = available()
         return None if ok else why
 
-    @property
-    def pipeline(self) -> str:
-        """lower-to-wgsl, with f16 enabled in the conversion when this device has the shader-f16 feature."""
-        from kiln.targets.wgsl.toolchain import gpu
-
-        text = super().pipeline
-        if "f16" in gpu().target.dtypes:
-            text = text.replace("convert-uop-to-wgsl", "convert-uop-to-wgsl{features=shader-f16}")
-        return text
 
     def load(self, spec: ProgramSpec) -> WebGPUProgram:
         """Load a program whose kernels are WGSL (shader module and pipelines are built here, once)."""
         return WebGPUProgram(spec)
-
-    def compile(self, module: Any, function_name: str) -> WebGPUProgram:
-        """Lower ``function_name`` of a graph module to WGSL (or take it from the compile cache) and load it."""
-        return self.load(self.compile_spec(module, function_name))

@@ -20,7 +20,7 @@ storage a call uses (inputs not included).
 CPU calling convention (the emitters produce it): a kernel is ``void name(args..., i64 core_start, i64
 core_end)``; ``args`` follow the launch's argument order, buffers as pointers, symbols as int64. The last two
 give the half-open slice of the kernel's outermost parallel range to compute; its size is the launch's
-``core_extent`` (a ``kiln.runtime.symexpr`` expression), or the kernel is called once with ``(0, 1)`` when
+``core_extent`` (a ``kiln.support.symexpr`` expression), or the kernel is called once with ``(0, 1)`` when
 ``core_extent`` is None.
 """
 
@@ -39,8 +39,9 @@ from typing import Any, Literal
 import numpy as np
 
 from kiln.dialects.types import DTYPES, Shape, to_numpy
-from kiln.runtime.errors import CompileError, InputError
-from kiln.runtime.symexpr import compile_expr, symbols_of
+from kiln.support.errors import CompileError, InputError
+from kiln.targets.loaded import LoadedKernels
+from kiln.support.symexpr import compile_expr, symbols_of
 from kiln.runtime.threads import Range, ThreadPool, default_pool
 
 ALIGNMENT = 64
@@ -79,7 +80,7 @@ class LaunchSpec:
     ``core_extent`` is the size of the range split across threads (None: call once with (0, 1)), ``core_work``
     the estimated ALU ops per index of that range (None: unknown), from which the thread pool decides whether
     splitting pays. GPU: ``global_size`` (workgroups per grid dim) and ``local_size`` (threads per workgroup),
-    3 entries each, ints or ``kiln.runtime.symexpr`` expressions.
+    3 entries each, ints or ``kiln.support.symexpr`` expressions.
     """
 
     kernel: str
@@ -208,12 +209,6 @@ class ProgramSpec:
                 fail(f"output {o} is not a buffer")
 
 
-@dataclass(frozen=True)
-class LoadedKernels:
-    """Entry addresses of loaded kernels, and the handle (JIT library, CDLL) that keeps their code mapped."""
-
-    addresses: Mapping[str, int]
-    handle: object
 
 
 class _Plan:

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Sequence
 from queue import Empty, SimpleQueue
 
-from kiln.targets.description import usable_cores
+from kiln.capabilities.description import usable_cores
 
 PARALLEL_MIN_WORK = 1 << 18
 """Estimated ALU ops (``core_extent * core_work``) below which a launch runs on one thread. Handing chunks to

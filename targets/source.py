@@ -11,7 +11,7 @@ from typing import ClassVar
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from kiln.dialects import target_ops
-from kiln.tools.diagnostics import error_at
+from kiln.support.diagnostics import error_at
 
 
 class Names:

@@ -14,19 +14,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from kiln.support.errors import UserError
+
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
 
 
-class UserError(Exception):
-    """A problem with what the user gave the tool, printed as ``<where>: error: <message>``.
-
-    ``where`` is a source location (``file:line:col``) or a file name; by default, the tool's name.
-    """
-
-    def __init__(self, message: str, where: str | None = None):
-        super().__init__(message)
-        self.where = where
 
 
 def run_tool(tool: str, main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kiln.tools.diagnostics import Diagnostic, SourceLoc
+from kiln.support.diagnostics import Diagnostic, SourceLoc
 from kiln.tools.errors import UserError
 
 _ANNOTATION = re.compile(

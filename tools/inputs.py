@@ -13,7 +13,7 @@ shortest form that reads back to the same value, without a trailing ``.0``; bool
 
 `bind_symbols` is the one check of arrays against a signature (count, dtype, rank, static dims, symbolic dims
 consistent and within their declared bounds); kiln-run and the runtime share it. Every error here is a
-`kiln.runtime.errors.InputError` with a message for people.
+`kiln.support.errors.InputError` with a message for people.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from kiln.dialects.types import (
     parse_dtype,
     to_numpy,
 )
-from kiln.runtime.errors import InputError
+from kiln.support.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,13 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from kiln import registry
-from kiln.tools.diagnostics import Diagnostic, from_exception, from_parse_error, verify_module
+from kiln.compiler import registry
+from kiln.dialects.verify import verify_module
+from kiln.support.diagnostics import Diagnostic, from_exception, from_parse_error
 from kiln.tools.errors import ArgumentParser, UserError, run_tool
 from kiln.tools.expected import check_diagnostics, parse_expectations
-from kiln.tools.pipeline import build_pipeline, describe_passes
-from kiln.tools.source import SPLIT_MARKER, Chunk, parse_chunk, read_source, split_input
+from kiln.compiler.pipeline import build_pipeline, describe_passes
+from kiln.support.source import SPLIT_MARKER, Chunk, parse_chunk, read_source, split_input
 from kiln.tools.timing import Timer
 
 TOOL = "kiln-opt"

@@ -21,14 +21,16 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import ParseError
 
-from kiln import registry
+from kiln.compiler import registry
 from kiln.dialects.types import declared_dims
-from kiln.runtime.devices import DEFAULT_DEVICE, device_names, get_device
-from kiln.runtime.errors import InputError, KilnError
-from kiln.tools.diagnostics import from_parse_error, verify_module
+from kiln.compiler.driver import compile
+from kiln.runtime.devices import DEFAULT_DEVICE, device_names
+from kiln.support.errors import InputError, KilnError
+from kiln.dialects.verify import verify_module
+from kiln.support.diagnostics import from_parse_error
 from kiln.tools.errors import ArgumentParser, UserError, run_tool
 from kiln.tools.inputs import Param, bind_symbols, format_literal, param_of, parse_input
-from kiln.tools.source import Chunk, parse_chunk, read_source
+from kiln.support.source import Chunk, parse_chunk, read_source
 
 TOOL = "kiln-run"
 
@@ -137,7 +139,7 @@ def _output_paths(outputs: Sequence[str], results: Sequence[Param]) -> list[str]
 def _execute(module: ModuleOp, function: str, device: str, arrays: list[np.ndarray]) -> list[np.ndarray]:
     """Compile and run through the runtime's device API; its errors (KilnError) are the user's to read."""
     try:
-        executable = get_device(device).compile(module, function)
+        executable = compile(module, function, device)
         return list(executable(*arrays))
     except KilnError as e:
         raise UserError(str(e)) from None

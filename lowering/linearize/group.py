@@ -51,7 +51,7 @@ from kiln.dialects.types import itemsize
 from kiln.dialects.uop import AccType, PtrType
 from kiln.lowering.linearize.launch import GpuLaunch, RangeInfo
 from kiln.lowering.linearize.nodes import Node, Program, Scope, iadd, imul, in_loop
-from kiln.tools.diagnostics import error_at
+from kiln.support.diagnostics import error_at
 
 
 @dataclass(eq=False)

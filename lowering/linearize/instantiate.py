@@ -36,9 +36,9 @@ from kiln.lowering.linearize.group import Grouping, Stage
 from kiln.lowering.linearize.launch import GpuLaunch, Launch, RangeInfo, describe_range, make_launch
 from kiln.lowering.linearize.nodes import Node, Program, Scope, conjunction, iadd, idiv, imul, innermost
 from kiln.lowering.linearize.tensor_core import WARP_SHAPE, TensorCorePlan, plan_tensor_core
-from kiln.runtime.symexpr import evaluate
-from kiln.targets.description import TargetDescription
-from kiln.tools.diagnostics import error_at
+from kiln.support.symexpr import evaluate
+from kiln.capabilities.description import TargetDescription
+from kiln.support.diagnostics import error_at
 
 EXPANDED = frozenset({K.AxisKind.UPCAST, K.AxisKind.UNROLL})
 """Range kinds the linearizer replaces by copies of the ops that depend on them."""

@@ -23,8 +23,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.dialects.kernel import AxisKind
 from kiln.lowering.linearize.nodes import Node, Program, Scope, ceildiv, const_value, iadd, idiv, imod, imul
-from kiln.targets.description import TargetDescription
-from kiln.tools.diagnostics import error_at
+from kiln.capabilities.description import TargetDescription
+from kiln.support.diagnostics import error_at
 
 AXES = ("x", "y", "z")
 DEFAULT_LOCAL_SIZE = 64

@@ -32,9 +32,9 @@ from kiln.dialects.alu import AluOp
 from kiln.dialects.types import dtype_name, parse_dtype
 from kiln.lowering.linearize.launch import RangeInfo
 from kiln.lowering.linearize.nodes import Node, Program, iadd, idiv, imod, imul
-from kiln.passes.optimize.tensor_cores import TensorCore, tensor_cores
-from kiln.targets.description import TargetDescription
-from kiln.tools.diagnostics import error_at
+from kiln.capabilities.tensor_cores import TensorCore, tensor_cores
+from kiln.capabilities.description import TargetDescription
+from kiln.support.diagnostics import error_at
 
 Affine = tuple[int, int, int]
 """``g_coefficient * g + t_coefficient * t + constant``: a matrix coordinate of a fragment element."""

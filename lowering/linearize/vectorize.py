@@ -20,8 +20,8 @@ from kiln.dialects.types import dtype_name, is_bool
 from kiln.lowering.linearize.instantiate import Access
 from kiln.lowering.linearize.launch import RangeInfo
 from kiln.lowering.linearize.nodes import Node, Program, const_value
-from kiln.passes import symbolic as S
-from kiln.targets.description import TargetDescription
+from kiln.support import symbolic as S
+from kiln.capabilities.description import TargetDescription
 
 _BUILDERS = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod, "max": S.maximum, "min": S.minimum}
 

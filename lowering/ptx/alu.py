@@ -14,7 +14,7 @@ what makes the answer kiln's:
 - float ``mod`` (C fmod) is ``a - trunc(a / b) * b`` with one ``fma`` in f64, corrected when the quotient
   rounded up; exact while |a / b| < 2^24 for f32 (always, in practice) and below ~2^52 for f64.
 - f16/bf16: ``neg abs fma max min`` and ``where`` are native; the other ops compute in f32 and round back.
-- transcendentals are f32 ``.approx`` instructions (accuracy in ``kiln.targets.ptx.description``); f64 has
+- transcendentals are f32 ``.approx`` instructions (accuracy in ``kiln.capabilities.ptx``); f64 has
   none, so ``exp2 log2 sin cos`` on f64 must be rewritten by ``uop-decompose`` before this pass.
 """
 
@@ -28,7 +28,7 @@ from kiln.dialects.types import DTYPES, is_bool, is_float
 from kiln.lowering.ptx.builder import PTXBuilder
 from kiln.lowering.ptx.casts import from_f32, normalize, to_f32
 from kiln.lowering.ptx.types import HALVES, const_type, float_type, int_type, reg_kind, value_bits
-from kiln.targets.description import get_target
+from kiln.capabilities.description import get_target
 
 
 class NotExpressible(Exception):

@@ -27,7 +27,7 @@ from kiln.passes.optimize.space import (
     size_multiple,
     symbol_names,
 )
-from kiln.targets.description import TargetDescription
+from kiln.capabilities.description import TargetDescription
 
 MAX_EXPANSION = 1024
 """Upper bound on the copies of the body one thread makes (product of upcast and unroll sizes): it bounds

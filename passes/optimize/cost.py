@@ -27,7 +27,7 @@ from kiln.passes.optimize.space import (
     size_bound,
     symbol_names,
 )
-from kiln.targets.description import TargetDescription
+from kiln.capabilities.description import TargetDescription
 
 VECTOR_REGISTERS = 32
 """Vector registers of the host SIMD unit (AVX-512 and AArch64 have 32); GPUs are not limited here."""

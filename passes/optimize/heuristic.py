@@ -18,7 +18,6 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
 
 from __future__ import annotations
 
-import functools
 import math
 
 from xdsl.dialects.builtin import IndexType
@@ -28,7 +27,8 @@ from kiln.dialects.types import dtype_name
 from kiln.passes.optimize.apply import MAX_EXPANSION, MAX_UNROLL, apply_opt
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
 from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, dependencies, expansion, kind, ranges, reduce_axes
-from kiln.targets.description import TargetDescription
+from kiln.capabilities.tensor_cores import tensor_cores
+from kiln.capabilities.description import TargetDescription
 
 CPU_VECTORS = 2
 REUSE_TILE = 8
@@ -270,11 +270,13 @@ class _Tuner:
                     break
 
 
-@functools.cache
 def linearizer_supports(target: TargetDescription, feature: str) -> bool:
     """Whether ``convert-kernel-to-uop`` implements ``feature`` ("group_reduce" or "tensor_core") for
-    ``target``: the heuristic must not choose opts the next pass cannot lower. Found by linearizing a tiny
-    probe kernel, so it turns on by itself when the linearizer learns the feature."""
-    from kiln.passes.optimize.probes import probe_linearizer
-
-    return probe_linearizer(target, feature)
+    ``target``: the heuristic must not choose opts the next pass cannot lower. Declared from the description
+    (group reductions need workgroup memory and barriers; tensor cores need the target's mma shapes), and
+    checked against the linearizer itself for every target by ``kiln.compiler.probes`` in the tests."""
+    if feature == "group_reduce":
+        return target.has_local
+    if feature == "tensor_core":
+        return bool(tensor_cores(target))
+    raise ValueError(f"unknown linearizer feature '{feature}'")

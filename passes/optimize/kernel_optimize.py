@@ -23,9 +23,9 @@ from kiln.passes.optimize.apply import apply_opts
 from kiln.passes.optimize.heuristic import heuristic_opts
 from kiln.passes.optimize.opts import OptError, parse_opts
 from kiln.passes.optimize.space import applied, record
-from kiln.runtime.errors import KilnError
-from kiln.targets.description import get_target
-from kiln.tools.diagnostics import error_at
+from kiln.support.errors import KilnError
+from kiln.capabilities.description import TargetDescription, get_target
+from kiln.support.diagnostics import error_at
 
 SEARCHES = ("heuristic", "beam", "none")
 
@@ -70,11 +70,8 @@ class KernelOptimize(ModulePass):
         if self.kernel is not None and not kernels:
             raise PassFailedException(f"kernel-optimize: no kernel.kernel @{self.kernel} in the module")
         if explicit is None and self.search == "beam":
-            from kiln.passes.optimize.search import SearchBudget, beam_search_module
-
-            budget = SearchBudget(self.beam_width, self.time_per_kernel, self.time_total, self.max_candidates, self.min_progress, self.workers)
             try:
-                beam_search_module([k for k in kernels if applied(k) is None], target, budget)
+                self.beam_search([k for k in kernels if applied(k) is None], target)
             except KilnError as e:
                 raise PassFailedException(f"kernel-optimize: {e}") from None
             return
@@ -87,3 +84,9 @@ class KernelOptimize(ModulePass):
                 record(kernel)
             except OptError as e:
                 raise error_at(kernel, str(e)) from None
+
+    def beam_search(self, kernels: list[KernelOp], target: TargetDescription) -> None:
+        """Choose opts for ``kernels`` by timing candidates on the target's device. Timing needs the compiler
+        and the runtime, which sit above the passes: the registered pass (``kiln.compiler.kernel_optimize``)
+        provides it."""
+        raise KilnError("search=beam times compiled candidates; run this pass through kiln's pass registry")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from xdsl.utils.str_enum import StrEnum
 
-from kiln.runtime.errors import KilnError
+from kiln.support.errors import KilnError
 
 
 class OptOp(StrEnum):

@@ -18,8 +18,8 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
 from kiln.dialects.alu import AluOp
-from kiln.passes import symbolic as S
-from kiln.runtime.symexpr import evaluate
+from kiln.support import symbolic as S
+from kiln.support.symexpr import evaluate
 
 AxisKind = K.AxisKind
 

@@ -25,30 +25,10 @@ from kiln.dialects.types import dtype_name
 from kiln.passes.optimize import rewrite
 from kiln.passes.optimize.opts import Opt, OptError
 from kiln.passes.optimize.space import AxisKind, applied, axes, const_size, kind
-from kiln.targets.description import TargetDescription
+from kiln.capabilities.description import TargetDescription
+from kiln.capabilities.tensor_cores import TensorCore, tensor_cores
 
 
-@dataclass(frozen=True)
-class TensorCore:
-    m: int
-    n: int
-    k: int
-    inputs: tuple[str, ...]
-    accumulator: str
-
-    @property
-    def name(self) -> str:
-        return f"m{self.m}n{self.n}k{self.k}"
-
-
-def tensor_cores(target: TargetDescription) -> list[TensorCore]:
-    """The tensor cores of ``target`` (cuda: ``mma.sync`` m16n8k16 for f16/bf16 into f32, sm_80 and later)."""
-    if target.name != "cuda":
-        return []
-    from kiln.targets.ptx.description import SM_VERSIONS, TENSOR_CORE_SHAPES
-
-    (m, n, k), inputs, accumulator = TENSOR_CORE_SHAPES[SM_VERSIONS[0]]
-    return [TensorCore(m, n, k, inputs, accumulator)]
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The persistent tuning database: the opts a search found for a kernel, so the next compile searches nothing.
 
-Entries live in kiln's disk cache (``kiln.runtime.cache``, namespace ``tuning``; ``KILN_CACHE_DIR`` moves it,
+Entries live in kiln's disk cache (``kiln.support.cache``, namespace ``tuning``; ``KILN_CACHE_DIR`` moves it,
 ``KILN_NO_CACHE=1`` turns it off). The key is the kernel's *normalized structure* (its text with the kernel
 renamed, SSA names and the bookkeeping attributes ``opts``/``inputs`` dropped, so the same computation in
 another program finds the same entry), the target description, the host CPU for CPU targets (a tuning is only
@@ -16,8 +16,8 @@ from importlib import metadata
 
 from kiln.dialects import kernel as K
 from kiln.passes.optimize.opts import Opt, OptError, parse_opts
-from kiln.runtime import cache
-from kiln.targets.description import TargetDescription, host_cpu
+from kiln.support import cache
+from kiln.capabilities.description import TargetDescription, host_cpu
 
 NAMESPACE = "tuning"
 _DROPPED_ATTRIBUTES = ("opts", "inputs")

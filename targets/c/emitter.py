@@ -32,9 +32,9 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from kiln.dialects import cstyle
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_float, is_unsigned
-from kiln.targets.description import LOOP_VECTORIZE
+from kiln.capabilities.description import LOOP_VECTORIZE
 from kiln.targets.source import BodyPrinter, Names, Piece, Prelude
-from kiln.tools.diagnostics import error_at
+from kiln.support.diagnostics import error_at
 
 C_TYPES: dict[str, str] = {
     "i1": "_Bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",

@@ -34,10 +34,10 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from kiln.runtime import cache
-from kiln.runtime.errors import CompileError, KilnError
-from kiln.runtime.program import LoadedKernels
-from kiln.targets.description import host_cpu
+from kiln.support import cache
+from kiln.support.errors import CompileError, KilnError
+from kiln.targets.loaded import LoadedKernels
+from kiln.capabilities.description import host_cpu
 
 DEFAULT_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-tree-loop-vectorize", "-ftree-loop-if-convert", "-std=c11")
 SHARED_LIBRARY_FLAGS = ("-fPIC", "-shared")

@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from kiln.tools.diagnostics import error_at
+from kiln.support.diagnostics import error_at
 
 
 class BFloatType(_BaseFloatType):

@@ -25,10 +25,10 @@ from collections.abc import Iterable
 import llvmlite
 import llvmlite.binding as llvm
 
-from kiln.runtime import cache
-from kiln.runtime.errors import CompileError
-from kiln.runtime.program import LoadedKernels
-from kiln.targets.description import host_cpu
+from kiln.support import cache
+from kiln.support.errors import CompileError
+from kiln.targets.loaded import LoadedKernels
+from kiln.capabilities.description import host_cpu
 
 OBJECT_NAMESPACE = "llvm-obj"
 

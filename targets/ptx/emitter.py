@@ -28,8 +28,8 @@ from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import ptx
 from kiln.dialects.types import DTYPES
-from kiln.targets.ptx.description import ptx_header
-from kiln.tools.diagnostics import error_at
+from kiln.capabilities.ptx import ptx_header
+from kiln.support.diagnostics import error_at
 
 DEFAULT_ARCH = "sm_80"
 REGISTER_PREFIX = {"pred": "%p", "b16": "%rs", "b32": "%r", "b64": "%rd", "f32": "%f", "f64": "%fd"}

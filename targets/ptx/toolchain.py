@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from kiln.runtime.errors import CompileError
-from kiln.targets.ptx.description import SM_VERSIONS
+from kiln.support.errors import CompileError
+from kiln.capabilities.ptx import SM_VERSIONS
 
 PTXAS_OPTIONS: tuple[str, ...] = ("-Xptxas=-Werror",)
 

@@ -30,7 +30,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from kiln.dialects import wgsl
 from kiln.dialects.wgsl import BOOL, F16, F32, U32, wgsl_name
 from kiln.targets.source import BodyPrinter, Names, Piece, Prelude
-from kiln.tools.diagnostics import error_at
+from kiln.support.diagnostics import error_at
 
 
 def emit(module: ModuleOp) -> str:

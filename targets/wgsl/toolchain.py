@@ -17,15 +17,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kiln.runtime.errors import CompileError, DeviceUnavailable
-from kiln.targets.description import TargetDescription
-from kiln.targets.wgsl.description import DEFAULT_LIMITS, describe_limits
+from kiln.support.errors import CompileError, DeviceUnavailable
+from kiln.capabilities.description import TargetDescription
+from kiln.capabilities.wgsl import DEFAULT_LIMITS, OPTIONAL_FEATURES, describe_limits
 
 if TYPE_CHECKING:
     import wgpu
-
-OPTIONAL_FEATURES = ("shader-f16",)
-
 
 @dataclass(frozen=True)
 class GPU:

@@ -25,8 +25,9 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import cstyle
 from kiln.dialects.types import DTYPES, to_numpy
 from kiln.lowering.uop_to_cstyle import ConvertUopToCStyle
-from kiln.registry import make_context
-from kiln.runtime.devices import lower_program, parse_module
+from kiln.compiler.registry import make_context
+from kiln.compiler.driver import lower_program
+from kiln.compiler.module import parse_module
 from kiln.targets.c import emitter, toolchain
 
 INTS = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")

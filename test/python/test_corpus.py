@@ -11,8 +11,9 @@ import os
 
 import pytest
 
-from kiln.runtime.devices import device_available, get_device
-from kiln.targets.description import get_target
+from kiln.runtime.devices import device_available
+from kiln.capabilities.description import get_target
+from kiln.compiler.driver import compile
 
 from corpus import Program, all_programs, assert_same
 
@@ -24,7 +25,7 @@ _reference_cache: dict[str, list[list]] = {}
 
 def _reference(p: Program) -> list[list]:
     if p.name not in _reference_cache:
-        run = get_device("interp").compile(p.text, p.function)
+        run = compile(p.text, p.function, "interp")
         _reference_cache[p.name] = [run(*inputs) for inputs in p.runs]
     return _reference_cache[p.name]
 
@@ -37,7 +38,7 @@ def test_program_matches_interpreter(program: Program, device: str) -> None:
     unsupported = program.dtypes - get_target(device).dtypes
     if unsupported:
         pytest.skip(f"{device} does not support {sorted(unsupported)}")
-    run = get_device(device).compile(program.text, program.function)
+    run = compile(program.text, program.function, device)
     for inputs, want in zip(program.runs, _reference(program)):
         got = run(*inputs)
         assert len(got) == len(want)

@@ -12,8 +12,8 @@ from xdsl.parser import Parser
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, to_numpy
 from kiln.passes.graph_decompose import GraphDecompose
-from kiln.registry import make_context
-from kiln.runtime.interpreter import run_function
+from kiln.compiler.registry import make_context
+from kiln.interpreters.graph import run_function
 
 RNG = np.random.default_rng(1)
 TOL = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 2e-5, "f64": 1e-12}

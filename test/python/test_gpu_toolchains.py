@@ -17,13 +17,13 @@ os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())  # silences wgpu-na
 
 from kiln.runtime.device_cuda import CUDADevice, KernelParams, check  # noqa: E402
 from kiln.runtime.device_webgpu import GPUSchedule, WebGPUDevice, storage_dtype  # noqa: E402
-from kiln.runtime.errors import CompileError, InputError, KilnError  # noqa: E402
+from kiln.support.errors import CompileError, InputError, KilnError  # noqa: E402
 from kiln.runtime.program import BufferSpec, KernelsArtifact, LaunchSpec, ProgramSpec, TensorSpec  # noqa: E402
-from kiln.targets.description import get_target  # noqa: E402
+from kiln.capabilities.description import get_target  # noqa: E402
 from kiln.targets.ptx import toolchain as ptx  # noqa: E402
-from kiln.targets.ptx.description import SM_VERSIONS, ptx_header  # noqa: E402
+from kiln.capabilities.ptx import SM_VERSIONS, ptx_header  # noqa: E402
 from kiln.targets.wgsl import toolchain as wgsl  # noqa: E402
-from kiln.targets.wgsl.description import DEFAULT_LIMITS, describe_limits  # noqa: E402
+from kiln.capabilities.wgsl import DEFAULT_LIMITS, describe_limits  # noqa: E402
 
 needs_nvjitlink = pytest.mark.skipif(not ptx.available()[0], reason=ptx.available()[1])
 needs_cuda = pytest.mark.skipif(not CUDADevice("cuda").available(), reason=str(CUDADevice("cuda").unavailable_reason()))

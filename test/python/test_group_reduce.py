@@ -25,10 +25,13 @@ from xdsl.utils.exceptions import PassFailedException
 from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
 from kiln.dialects.types import BufferType, to_numpy
-from kiln.passes.optimize.probes import probe_linearizer
-from kiln.registry import PIPELINES, make_context
-from kiln.runtime.devices import device_available, get_device, lower_program, parse_module
-from kiln.targets.description import get_target
+from kiln.compiler.probes import probe_linearizer
+from kiln.passes.optimize.heuristic import linearizer_supports
+from kiln.compiler.registry import PIPELINES, make_context
+from kiln.runtime.devices import device_available, get_device
+from kiln.compiler.driver import lower_program
+from kiln.compiler.module import parse_module
+from kiln.capabilities.description import get_target
 
 from test_linearizer import count, launch, linearize, ops_of
 
@@ -424,6 +427,13 @@ def test_the_optimizer_probe_sees_the_support() -> None:
     assert probe_linearizer(get_target("webgpu"), "group_reduce")
     assert probe_linearizer(get_target("cuda"), "group_reduce")
     assert not probe_linearizer(get_target("cpu-llvm"), "group_reduce")
+
+
+@pytest.mark.parametrize("target", ["cpu-llvm", "cpu-c", "webgpu", "cuda"])
+@pytest.mark.parametrize("feature", ["group_reduce", "tensor_core"])
+def test_declared_linearizer_features_match_the_linearizer(target: str, feature: str) -> None:
+    """The heuristic reads what the linearizer supports from the description; the linearizer must agree."""
+    assert linearizer_supports(get_target(target), feature) == probe_linearizer(get_target(target), feature)
 
 
 # ---------------------------------------------------------------------------------------------

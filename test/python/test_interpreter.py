@@ -1,6 +1,6 @@
 """The graph interpreter against independent references.
 
-Part 1 checks every numpy op function (``kiln.runtime.interp_ops.OPS``) against scalar Python references
+Part 1 checks every numpy op function (``kiln.interpreters.graph_ops.OPS``) against scalar Python references
 (``math``, Python ints wrapped to the dtype's width, explicit index loops), on edge values and every dtype the
 dialect accepts. Part 2 runs the same ops through IR text (parse, ``run_function``) and checks the interpreter's
 plumbing: properties, result shapes/dtypes, symbols, errors.
@@ -19,10 +19,10 @@ from xdsl.parser import Parser
 
 from kiln.dialects.graph import BINARY, COMPARISONS, UNARY
 from kiln.dialects.types import to_numpy
-from kiln.registry import make_context
-from kiln.runtime.errors import InputError
-from kiln.runtime.interp_ops import OPS
-from kiln.runtime.interpreter import InterpretError, run_function, run_module
+from kiln.compiler.registry import make_context
+from kiln.support.errors import InputError
+from kiln.interpreters.graph_ops import OPS
+from kiln.interpreters.graph import InterpretError, run_function, run_module
 
 inf, nan = math.inf, math.nan
 FLOATS = ["f16", "bf16", "f32", "f64"]

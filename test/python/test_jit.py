@@ -9,7 +9,7 @@ from kiln.jit import Dim, JitError, Tensor, TraceError, jit
 from kiln.jit import compiled as compiled_module
 from kiln.jit import debug
 from kiln.jit.lower import Subgraph
-from kiln.registry import PIPELINES, make_context
+from kiln.compiler.registry import PIPELINES, make_context
 from xdsl.parser import Parser
 
 from test_tensor_cases import DEVICES, require

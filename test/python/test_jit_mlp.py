@@ -85,7 +85,7 @@ def test_prediction_with_a_symbolic_batch(device: str) -> None:
 FRESH_PROCESS = textwrap.dedent(
     """
     import importlib.util, json, sys, time
-    import kiln.runtime.devices as devices
+    import kiln.compiler.driver as devices
     import kiln.targets.llvm.toolchain as toolchain
     from kiln.jit import Tensor, jit
 

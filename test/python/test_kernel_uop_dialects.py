@@ -18,7 +18,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from kiln.dialects import alu, kernel, uop
 from kiln.dialects.types import BufferType
-from kiln.registry import make_context
+from kiln.compiler.registry import make_context
 
 REPO = Path(__file__).resolve().parents[2]
 CTX = make_context()

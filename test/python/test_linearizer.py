@@ -24,10 +24,10 @@ from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, is_vector, lanes
 from kiln.dialects.types import BufferType, numel, to_numpy
 from kiln.lowering.kernel_to_uop import ConvertKernelToUop
-from kiln.passes.symbolic import c_div
+from kiln.support.symbolic import c_div
 from kiln.passes.uop_simplify import UopSimplify
-from kiln.registry import make_context
-from kiln.runtime.symexpr import evaluate
+from kiln.compiler.registry import make_context
+from kiln.support.symexpr import evaluate
 
 # ---------------------------------------------------------------------------------------------
 # a reference evaluator for uop kernels

@@ -22,10 +22,10 @@ from kiln.dialects.alu import ALU_OPS, BOOL, FLOAT, INDEX, INT
 from kiln.dialects.types import to_numpy
 from kiln.lowering.llvm.alu import BOOL_OPS, FLOAT_OPS, SIGNED_OPS, UNSIGNED_OPS
 from kiln.lowering.uop_to_llvm import ConvertUopToLLVM
-from kiln.registry import make_context
-from kiln.runtime.program import LoadedKernels
+from kiln.compiler.registry import make_context
+from kiln.targets.loaded import LoadedKernels
 from kiln.targets.llvm import toolchain
-from kiln.targets.llvm.description import describe
+from kiln.capabilities.llvm import describe
 from kiln.targets.llvm.emitter import emit
 
 

@@ -9,15 +9,17 @@ import pytest
 from xdsl.parser import Parser
 
 from kiln.dialects.kernel import KernelOp
-from kiln.passes.optimize import cost, measure, search, tuning_db
+from kiln.compiler import measure, search
+from kiln.passes.optimize import cost, tuning_db
 from kiln.passes.optimize.apply import apply_opt, apply_opts
 from kiln.passes.optimize.heuristic import heuristic_opts
 from kiln.passes.optimize.kernel_optimize import KernelOptimize
 from kiln.passes.optimize.opts import Opt, OptError, OptOp, format_opts, parse_opts
 from kiln.passes.optimize.space import applied, axes, kind, reduce_axes
-from kiln.registry import make_context
-from kiln.runtime.devices import device_available, get_device
-from kiln.targets.description import get_target
+from kiln.compiler.registry import make_context
+from kiln.runtime.devices import device_available
+from kiln.capabilities.description import get_target
+from kiln.compiler.driver import compile
 
 CPU = get_target("cpu-llvm")
 
@@ -70,7 +72,7 @@ def matmul(m: int = 8, name: str = "mm") -> KernelOp:
 
 def run(k: KernelOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Compile ``k`` (as one launch) for cpu-llvm and run it."""
-    return get_device("cpu-llvm").compile(measure.timing_module(k), measure.FUNCTION)(*inputs)
+    return compile(measure.timing_module(k), measure.FUNCTION, "cpu-llvm")(*inputs)
 
 
 needs_cpu = pytest.mark.skipif(not device_available("cpu-llvm"), reason="cpu-llvm is not available")

@@ -13,15 +13,18 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.arg_spec import parse_pipeline
 
-from kiln import registry
+from kiln.compiler import registry
 from kiln.dialects.kernel import KernelOp
 from kiln.passes.optimize.apply import apply_opt
 from kiln.passes.optimize.opts import Opt, OptError, format_opts
-from kiln.passes.optimize.search import actions
-from kiln.runtime.devices import LOWERINGS, device_available, get_device, parse_module
+from kiln.compiler.search import actions
+from kiln.runtime.devices import device_available
+from kiln.compiler.driver import LOWERINGS
+from kiln.compiler.module import parse_module
 from kiln.passes.optimize.space import applied
-from kiln.targets.description import get_target
-from kiln.tools.pipeline import build_pipeline
+from kiln.capabilities.description import get_target
+from kiln.compiler.pipeline import build_pipeline
+from kiln.compiler.driver import compile
 
 from corpus import Program, all_programs, assert_same
 
@@ -36,7 +39,7 @@ _reference: dict[str, list[list]] = {}
 
 def reference(p: Program) -> list[list]:
     if p.name not in _reference:
-        run = get_device("interp").compile(p.text, p.function)
+        run = compile(p.text, p.function, "interp")
         _reference[p.name] = [run(*inputs) for inputs in p.runs]
     return _reference[p.name]
 
@@ -66,7 +69,7 @@ def check(p: Program, device: str, pipeline: str, monkeypatch: pytest.MonkeyPatc
     if p.dtypes - get_target(device).dtypes:
         pytest.skip(f"{device} does not support {sorted(p.dtypes - get_target(device).dtypes)}")
     monkeypatch.setitem(registry.PIPELINES, LOWERINGS[device][0], pipeline)
-    run = get_device(device).compile(p.text, p.function)
+    run = compile(p.text, p.function, device)
     for inputs, want in zip(p.runs, reference(p)):
         for i, (g, w) in enumerate(zip(run(*inputs), want)):
             assert_same(g, w, p.rtol, p.atol, f"{p.name} on {device} ({pipeline}), result {i}")

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kiln.passes.optimize import measure
+from kiln.compiler import measure
 from kiln.passes.optimize.apply import apply_opts
 from kiln.passes.optimize.opts import parse_opts
-from kiln.runtime.devices import device_available, get_device
+from kiln.runtime.devices import device_available
+from kiln.compiler.driver import compile
 from test_optimizer import CPU, kernel
 
 ROWS = (1, 7, 8, 9, 1023)
@@ -48,7 +49,7 @@ def test_symbolic_rows_matmul_computes_the_same(device: str) -> None:
     """The heuristic's padded 8-row tile (``padto:0:8,upcast:0:8``): masked rows are neither read nor written."""
     if not device_available(device):
         pytest.skip(f"{device} is not available")
-    mm = get_device(device).compile(GRAPH, "mm")
+    mm = compile(GRAPH, "mm", device)
     rng = np.random.default_rng(0)
     b = rng.standard_normal((64, 64)).astype(np.float32)
     for n in ROWS:
@@ -70,7 +71,7 @@ def test_symbolic_rows_matmul_computes_the_same(device: str) -> None:
 def test_padded_symbolic_ranges_compute_the_same(reduce: str, opts: str) -> None:
     k = kernel(KERNEL.replace("REDUCE", reduce))
     apply_opts(k, parse_opts(opts), CPU)
-    run = get_device("cpu-llvm").compile(measure.timing_module(k), measure.FUNCTION)
+    run = compile(measure.timing_module(k), measure.FUNCTION, "cpu-llvm")
     rng = np.random.default_rng(1)
     want = np.max if reduce == "max" else np.sum
     for n, depth in [(1, 1), (7, 5), (8, 64), (9, 13), (33, 30)]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kiln.registry import PIPELINES
+from kiln.compiler.registry import PIPELINES
 from kiln.runtime.device_cpu import load_kernels
-from kiln.runtime.devices import LOWERINGS, device_available, lower_program, parse_module
+from kiln.runtime.devices import device_available
+from kiln.compiler.driver import LOWERINGS, lower_program
+from kiln.compiler.module import parse_module
 from kiln.runtime.program import Executable
 
 DEVICES = ["cpu-llvm", "cpu-c"]

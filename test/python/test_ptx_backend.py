@@ -27,11 +27,14 @@ from kiln.dialects import ptx
 from kiln.dialects.alu import ALU_OPS, BOOL, FLOAT, INDEX, INT
 from kiln.dialects.types import DTYPES
 from kiln.lowering.uop_to_ptx import ConvertUopToPTX
-from kiln.registry import PIPELINES, get_all_passes, make_context
-from kiln.runtime.devices import device_available, get_device, lower_program, parse_module
-from kiln.targets.description import get_target
+from kiln.compiler.registry import PIPELINES, get_all_passes, make_context
+from kiln.runtime.devices import device_available
+from kiln.compiler.driver import lower_program
+from kiln.compiler.module import parse_module
+from kiln.capabilities.description import get_target
 from kiln.targets.ptx import emitter, toolchain
-from kiln.targets.ptx.description import SM_VERSIONS
+from kiln.capabilities.ptx import SM_VERSIONS
+from kiln.compiler.driver import compile
 
 from corpus import Program, all_programs, assert_same
 
@@ -317,8 +320,8 @@ def test_the_cuda_compile_path_gives_an_entry_per_launch_with_the_runtime_param_
 @pytest.mark.skipif(not device_available("cuda"), reason="no CUDA GPU here")
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_corpus_runs_on_cuda_like_the_interpreter(program: Program) -> None:
-    reference = get_device("interp").compile(program.text, program.function)
-    run = get_device("cuda").compile(program.text, program.function)
+    reference = compile(program.text, program.function, "interp")
+    run = compile(program.text, program.function, "cuda")
     for inputs in program.runs:
         want, got = reference(*inputs), run(*inputs)
         assert len(got) == len(want)

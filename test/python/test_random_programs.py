@@ -11,7 +11,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from kiln.runtime.devices import device_available, get_device
+from kiln.runtime.devices import device_available
+from kiln.compiler.driver import compile
 
 from corpus import assert_same
 from random_programs import RandomProgram, random_programs
@@ -27,8 +28,8 @@ def test_random_programs_match_interpreter(device: str) -> None:
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(random_programs())
     def check(p: RandomProgram) -> None:
-        want = get_device("interp").compile(p.text, "rand")(*p.inputs)
-        got = get_device(device).compile(p.text, "rand")(*p.inputs)
+        want = compile(p.text, "rand", "interp")(*p.inputs)
+        got = compile(p.text, "rand", device)(*p.inputs)
         for i, (g, w) in enumerate(zip(got, want)):
             assert_same(g, w, 1e-4, 1e-5, f"result {i} of\n{p.text}")
 

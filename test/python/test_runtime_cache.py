@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kiln.runtime import cache
+from kiln.support import cache
 
 
 @pytest.fixture(autouse=True)

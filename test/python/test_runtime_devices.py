@@ -20,14 +20,17 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from kiln import registry
+from kiln.compiler import driver, registry
+from kiln.compiler.pipeline import build_pipeline
 from kiln.dialects.kernel import KernelOp
 from kiln.dialects.uop import UopKernelOp
-from kiln.runtime import devices
+from kiln.lowering.uop_to_target import ConvertUopToTarget
 from kiln.runtime.device_cpu import CPUDevice
-from kiln.runtime.devices import device_available, device_names, get_device, read_schedule
-from kiln.runtime.errors import CompileError, DeviceUnavailable, KilnError
+from kiln.runtime.devices import device_available, device_names, get_device
+from kiln.compiler.schedule_reader import read_schedule
+from kiln.support.errors import CompileError, DeviceUnavailable, KilnError
 from kiln.runtime.program import BufferSpec, LaunchSpec, TensorSpec
+from kiln.compiler.driver import compile
 
 DIMS = "graph.dims = #graph.dims<N = [1, 4096]>"
 BUF = "!kernel.buffer<Nxf32>"
@@ -93,16 +96,16 @@ func.func @f(%a: !graph.tensor<Nx3xf32>, %b: !graph.tensor<3xf32>) -> !graph.ten
   func.return %s : !graph.tensor<Nx3xf32>
 }
 """
-    run = get_device("interp").compile(text, "f")
+    run = compile(text, "f", "interp")
     a, b = np.ones((2, 3), np.float32), np.arange(3, dtype=np.float32)
     np.testing.assert_array_equal(run(a, b)[0], a + b)
     with pytest.raises(KilnError, match="no function @g in the module .functions: f."):
-        get_device("interp").compile(text, "g")
+        compile(text, "g", "interp")
     with pytest.raises(KilnError, match=r"values used but not defined: \[%zz\]"):
-        get_device("interp").compile(text.replace("%s = graph.add %a", "%s = graph.add %zz"), "f")
+        compile(text.replace("%s = graph.add %a", "%s = graph.add %zz"), "f", "interp")
     with pytest.raises(KilnError, match="does not match the inferred type"):  # modules are verified
         wrong = text.replace("-> !graph.tensor<Nx3xf32>", "-> !graph.tensor<Nx4xf32>")
-        get_device("interp").compile(wrong.replace("%s : !graph.tensor<Nx3xf32>", "%s : !graph.tensor<Nx4xf32>"), "f")
+        compile(wrong.replace("%s : !graph.tensor<Nx3xf32>", "%s : !graph.tensor<Nx4xf32>"), "f", "interp")
 
 
 # --------------------------------------------------------------------------------------------- schedule extraction
@@ -166,7 +169,7 @@ class ToUop(ModulePass):
 
 
 @dataclass(frozen=True)
-class Convert(ModulePass):
+class Convert(ConvertUopToTarget):
     name = "convert-uop-to-test"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -199,7 +202,7 @@ def stand_in_pipeline(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 
 def test_compile_and_run(stand_in_pipeline: list[str]) -> None:
-    exe = get_device("cpu-llvm").compile(KERNEL_MODULE, "fma")
+    exe = compile(KERNEL_MODULE, "fma", "cpu-llvm")
     assert exe.spec.kernels.target == "cpu-llvm" and "define void @k1" in exe.spec.kernels.source
     assert [launch.core_work for launch in exe.spec.launches] == [2, 2]
     rng = np.random.default_rng(0)
@@ -209,37 +212,40 @@ def test_compile_and_run(stand_in_pipeline: list[str]) -> None:
 
 
 def test_cache_hit_parses_nothing(stand_in_pipeline: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    first = get_device("cpu-llvm").compile(KERNEL_MODULE, "fma")
+    first = compile(KERNEL_MODULE, "fma", "cpu-llvm")
 
     def no_parsing(module: object) -> None:
         raise AssertionError("a compile-cache hit must not parse the module")
 
-    monkeypatch.setattr(devices, "parse_module", no_parsing)
-    again = get_device("cpu-llvm").compile(KERNEL_MODULE, "fma")
+    monkeypatch.setattr(driver, "parse_module", no_parsing)
+    again = compile(KERNEL_MODULE, "fma", "cpu-llvm")
     assert again.spec == first.spec and len(stand_in_pipeline) == 1
     with pytest.raises(AssertionError):
-        get_device("cpu-llvm").compile(KERNEL_MODULE + "\n", "fma")  # another text is another program
+        compile(KERNEL_MODULE + "\n", "fma", "cpu-llvm")  # another text is another program
 
 
 def test_the_callers_module_is_not_changed(stand_in_pipeline: list[str]) -> None:
     module = parse(KERNEL_MODULE)
     before = str(module)
-    get_device("cpu-llvm").compile(module, "fma")
+    compile(module, "fma", "cpu-llvm")
     assert str(module) == before and len(stand_in_pipeline) == 1
 
 
 def test_key_covers_function_device_pipeline_and_code() -> None:
-    llvm_key = get_device("cpu-llvm").cache_key("module", "f")
-    assert llvm_key != get_device("cpu-llvm").cache_key("module", "g")
-    assert llvm_key != get_device("cpu-c").cache_key("module", "f")
-    assert registry.PIPELINES["lower-to-llvm"] in llvm_key
-    from kiln.runtime.cache import code_fingerprint
+    def key(function: str, device: str) -> tuple[str, ...]:
+        return driver.cache_key("module", function, device, driver.device_pipeline(device))
+
+    llvm_key = key("f", "cpu-llvm")
+    assert llvm_key != key("g", "cpu-llvm")
+    assert llvm_key != key("f", "cpu-c")
+    assert driver.pipeline_text(build_pipeline(registry.PIPELINES["lower-to-llvm"])) in llvm_key
+    from kiln.support.cache import code_fingerprint
 
     assert code_fingerprint() in llvm_key
 
 
 def test_errors_are_kiln_errors(stand_in_pipeline: list[str]) -> None:
     with pytest.raises(KilnError, match="no function @nope in the module"):
-        get_device("cpu-llvm").compile(KERNEL_MODULE, "nope")
+        compile(KERNEL_MODULE, "nope", "cpu-llvm")
     with pytest.raises(KilnError, match="Expected argument or type"):
-        get_device("cpu-llvm").compile("func.func @f(", "f")
+        compile("func.func @f(", "f", "cpu-llvm")

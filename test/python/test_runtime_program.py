@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from kiln.runtime.device_cpu import load_kernels
-from kiln.runtime.errors import CompileError, InputError
+from kiln.support.errors import CompileError, InputError
 from kiln.runtime.program import (
     ALIGNMENT,
     BufferSpec,

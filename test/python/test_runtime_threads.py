@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from kiln.runtime.threads import CHUNKS_PER_THREAD, PARALLEL_MIN_WORK, ThreadPool, default_pool
-from kiln.targets.description import usable_cores
+from kiln.capabilities.description import usable_cores
 
 
 def covers(ranges: tuple[tuple[int, int], ...], extent: int) -> bool:

@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kiln.passes import symbolic as S
-from kiln.passes.symbolic import Const, Var, c_div, c_mod
+from kiln.support import symbolic as S
+from kiln.support.symbolic import Const, Var, c_div, c_mod
 
 i = Var("i", 0, 99, order=0)
 j = Var("j", 0, 7, order=1)

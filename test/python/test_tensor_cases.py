@@ -20,8 +20,8 @@ from scipy.special import erf
 from kiln.dialects.types import to_numpy
 from kiln.jit import Tensor
 from kiln.jit.lower import Subgraph
-from kiln.targets.description import get_target
-from kiln.runtime.errors import KilnError
+from kiln.capabilities.description import get_target
+from kiln.support.errors import KilnError
 
 BINDINGS = (1, 3, 8)
 """Values of the symbolic batch N each case runs with."""

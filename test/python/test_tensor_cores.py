@@ -27,10 +27,13 @@ from kiln.dialects.types import numel, to_numpy
 from kiln.lowering.linearize import tensor_core
 from kiln.passes.optimize.opts import OptError, Opt
 from kiln.passes.optimize.apply import apply_opt
-from kiln.registry import PIPELINES, get_all_passes, make_context
-from kiln.runtime.devices import device_available, get_device, lower_program, parse_module
-from kiln.targets.description import get_target
+from kiln.compiler.registry import PIPELINES, get_all_passes, make_context
+from kiln.runtime.devices import device_available
+from kiln.compiler.driver import lower_program
+from kiln.compiler.module import parse_module
+from kiln.capabilities.description import get_target
 from kiln.targets.ptx import toolchain
+from kiln.compiler.driver import compile
 
 from test_linearizer import count, launch
 
@@ -185,8 +188,8 @@ def test_tensor_core_ptx_assembles_for_every_sm(case: str) -> None:
 def test_tensor_core_matmuls_run_on_cuda_like_the_interpreter(case: str) -> None:
     text, symbols = CASES[case]
     args = inputs(text, symbols, seed=1)
-    (want,) = get_device("interp").compile(text, "mm")(*args)
-    (got,) = get_device("cuda").compile(text, "mm")(*args)
+    (want,) = compile(text, "mm", "interp")(*args)
+    (got,) = compile(text, "mm", "cuda")(*args)
     tolerance = 1e-2 if want.dtype == np.float16 else 1e-5  # an f16 result rounds once, as the interpreter's
     np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=tolerance, atol=tolerance)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kiln.runtime.errors import CompileError, KilnError
-from kiln.runtime.program import LoadedKernels
+from kiln.support.errors import CompileError, KilnError
+from kiln.targets.loaded import LoadedKernels
 from kiln.targets.c import toolchain
 
 SOURCE = r"""

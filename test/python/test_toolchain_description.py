@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from kiln.runtime.errors import KilnError
-from kiln.targets.description import (
+from kiln.support.errors import KilnError
+from kiln.capabilities.description import (
     ALU_OPS,
     TargetDescription,
     get_target,
@@ -47,7 +47,7 @@ def test_lookup() -> None:
 
 
 def test_lookup_is_lazy() -> None:
-    code = "import sys; from kiln.targets.description import get_target; get_target('cpu-c'); print(sorted(m for m in ('wgpu', 'cuda', 'kiln.targets.ptx', 'kiln.targets.wgsl') if m in sys.modules))"
+    code = "import sys; from kiln.capabilities.description import get_target; get_target('cpu-c'); print(sorted(m for m in ('wgpu', 'cuda', 'kiln.targets.ptx', 'kiln.targets.wgsl') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

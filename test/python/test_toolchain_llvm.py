@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kiln.runtime import cache
-from kiln.runtime.errors import CompileError
-from kiln.runtime.program import LoadedKernels
+from kiln.support import cache
+from kiln.support.errors import CompileError
+from kiln.targets.loaded import LoadedKernels
 from kiln.targets.llvm import toolchain
 
 SAXPY = """
@@ -74,7 +74,7 @@ def test_verifier_error() -> None:
 
 
 def test_o3_vectorizes_a_scalar_loop_for_the_host() -> None:
-    from kiln.targets.description import host_cpu, host_vector_bytes
+    from kiln.capabilities.description import host_cpu, host_vector_bytes
 
     optimized = toolchain.optimize_ir(SAXPY)
     assert f'target triple = "{host_cpu()[0]}"' in optimized
@@ -111,7 +111,7 @@ def test_key_covers_opt_level_and_host() -> None:
     key = toolchain.object_key(SAXPY, 3)
     assert key != toolchain.object_key(SAXPY, 2)
     assert any("llvmlite" in part for part in key)
-    from kiln.targets.description import host_cpu
+    from kiln.capabilities.description import host_cpu
 
     assert set(host_cpu()) <= set(key)
 

@@ -19,16 +19,17 @@ from xdsl.dialects.builtin import ModuleOp, f32, i32
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ParseError
 
-from kiln import registry
+from kiln.compiler import registry
 from kiln.dialects.types import TensorType
-from kiln.runtime.errors import CompileError, InputError
+from kiln.support.errors import CompileError, InputError
 from kiln.tools import kiln_opt, kiln_run
-from kiln.tools.diagnostics import Diagnostic, SourceLoc, error_at, location_of, verify_module
+from kiln.dialects.verify import verify_module
+from kiln.support.diagnostics import Diagnostic, SourceLoc, error_at, location_of
 from kiln.tools.errors import UserError
 from kiln.tools.expected import check_diagnostics, parse_expectations
 from kiln.tools.inputs import Param, bind_symbols, format_literal, parse_input
-from kiln.tools.pipeline import build_pipeline, expand_pipeline
-from kiln.tools.source import Chunk, parse_chunk, split_input
+from kiln.compiler.pipeline import build_pipeline, expand_pipeline
+from kiln.support.source import Chunk, parse_chunk, split_input
 
 ADD = """\
 func.func @f(%a: i32) -> i32 {

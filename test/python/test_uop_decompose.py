@@ -36,11 +36,13 @@ from kiln.dialects.types import dtype_name, from_numpy, to_numpy
 from kiln.passes import uop_decompose
 from kiln.passes.uop_decompose import PI, SIN_COS_LIMIT, UopDecompose, decompose_kernel
 from kiln.runtime.device_cpu import load_kernels
-from kiln.runtime.devices import get_device, lower_program, parse_module
+
+from kiln.compiler.driver import compile, lower_program
+from kiln.compiler.module import parse_module
 from kiln.runtime.program import Executable
-from kiln.targets.description import TargetDescription, get_target
+from kiln.capabilities.description import TargetDescription, get_target
 from kiln.targets.llvm.toolchain import optimize_ir
-from kiln.targets.ptx.description import F32_ONLY
+from kiln.capabilities.ptx import F32_ONLY
 
 from corpus import all_programs, assert_same
 from test_linearizer import ALU
@@ -155,7 +157,6 @@ REFERENCES = {
     "floor": np.floor,
     "ceil": np.ceil,
 }
-
 
 
 @pytest.mark.parametrize(
@@ -342,12 +343,11 @@ def test_f64_programs_decomposed_as_for_cuda_run_on_the_cpu_like_the_interpreter
     host = get_target("cpu-llvm")
     as_cuda = dataclasses.replace(host, alu_ops=host.alu_ops & CUDA.alu_ops, native_dtypes=CUDA.native_dtypes)
     monkeypatch.setattr(uop_decompose, "get_target", lambda name: as_cuda)
-    reference = get_device("interp")
     for program in (p for p in all_programs() if p.name in ("unary_f64", "binary_f64")):
         spec = lower_program(parse_module(program.text), program.function, "cpu-llvm")
         assert not re.search(r'@"llvm\.(exp2|log2|sin|cos|exp|log|pow)\.', spec.kernels.source), "not decomposed"
         run = Executable(spec, load_kernels(spec.kernels, spec.kernel_names()))
-        want = reference.compile(program.text, program.function)
+        want = compile(program.text, program.function, "interp")
         for inputs in program.runs:
             for i, (g, w) in enumerate(zip(run(*inputs), want(*inputs), strict=True)):
                 assert_same(g, w, program.rtol, program.atol, f"{program.name} result {i}")

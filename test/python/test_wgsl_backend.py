@@ -20,11 +20,12 @@ from xdsl.parser import Parser
 
 from kiln.dialects.types import dtype_name, from_numpy
 from kiln.lowering.uop_to_wgsl import ConvertUopToWGSL
-from kiln.registry import make_context
+from kiln.compiler.registry import make_context
 from kiln.runtime.devices import get_device
 from kiln.runtime.program import BufferSpec, KernelsArtifact, LaunchSpec, ProgramSpec, TensorSpec
 from kiln.targets.wgsl.emitter import emit
 from kiln.targets.wgsl.toolchain import available, gpu, validate
+from kiln.compiler.driver import compile, compile_program
 
 from corpus import Program, all_programs, assert_same
 
@@ -322,11 +323,11 @@ def test_corpus_program_on_webgpu(program: Program) -> None:
     if unsupported:
         pytest.skip(f"webgpu does not support {sorted(unsupported)}")
     device = get_device("webgpu")
-    spec = device.compile_spec(program.text, program.function)
+    spec = compile_program(program.text, program.function, "webgpu")
     for kernel in spec.kernel_names():
         validate(spec.kernels.source, kernel)
     run = device.load(spec)
-    reference = get_device("interp").compile(program.text, program.function)
+    reference = compile(program.text, program.function, "interp")
     names = re.search(r"func\.return (.*?) :", program.text).group(1).split(", ")  # type: ignore[union-attr]
     mesa_pow = program.name in MESA_POW and "llvmpipe" in gpu().name
     known_failure = False

@@ -1,4 +1,4 @@
-// A named pipeline from kiln.registry.PIPELINES expands inline, between the passes around it.
+// A named pipeline from kiln.compiler.registry.PIPELINES expands inline, between the passes around it.
 // RUN: kiln-opt %s -p dce,lower-to-kernel,cse --mlir-print-ir-after-all -o %t.mlir 2>&1 | filecheck %s
 
 // CHECK:      IR Dump After dce

@@ -27,7 +27,7 @@ from kiln.dialects import kernel as K
 from kiln.dialects.types import DIMS_KEY, BufferType, declared_dims, dtype_name, to_numpy
 from kiln.passes.optimize.opts import OptError
 from kiln.passes.optimize.space import symbol_names
-from kiln.runtime.errors import KilnError
+from kiln.support.errors import KilnError
 
 FUNCTION = "tune"
 SKIPPED = "time budget spent"
@@ -98,10 +98,10 @@ def random_inputs(kernel: K.KernelOp, seed: int = 0) -> list[np.ndarray]:
 
 def _compile_in_worker(device: str, text: str) -> str | None:
     """Compile one candidate (filling the caches); the error message when it does not compile."""
-    from kiln.runtime.devices import get_device
+    from kiln.compiler.driver import compile
 
     try:
-        get_device(device).compile(text, FUNCTION)
+        compile(text, FUNCTION, device)
     except KilnError as e:
         return str(e)
     except Exception as e:  # noqa: BLE001 - a lowering bug on one candidate must not end the search
@@ -178,8 +178,8 @@ class Timer:
 
 def load(device: str, text: str, inputs: list[np.ndarray]) -> Callable[[], object]:
     """The compiled candidate as a no-argument call (compiled by a worker before: a cache hit here)."""
-    from kiln.runtime.devices import get_device
+    from kiln.compiler.driver import compile
 
-    run = get_device(device).compile(text, FUNCTION)
+    run = compile(text, FUNCTION, device)
     run(*inputs)  # warm up: first-call allocations, page faults
     return lambda: run(*inputs)

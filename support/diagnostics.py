@@ -1,6 +1,6 @@
 """Located diagnostics: what went wrong, where in the source, printed the way MLIR prints it.
 
-Every op parsed by `kiln.tools.source.LocatingParser` carries a ``FileLineColLoc``, so an error about an op
+Every op parsed by `kiln.support.source.LocatingParser` carries a ``FileLineColLoc``, so an error about an op
 (a verifier failure, a pass failure raised with `error_at`) can be reported as ``file:line:col: error: ...``.
 """
 
@@ -9,13 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, NameLoc
+from xdsl.dialects.builtin import FileLineColLoc, NameLoc
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 
-from kiln.dialects.types import check_signatures
-from kiln.tools.errors import UserError
+from kiln.support.errors import UserError
 
 Severity = Literal["error", "warning", "note", "remark"]
 
@@ -106,36 +104,9 @@ def op_diagnostic(op: Operation | None, message: str) -> Diagnostic:
 def from_exception(e: DiagnosticException) -> Diagnostic:
     """A diagnostic raised by a pass or an emitter: located when it was raised with `error_at`."""
     op = getattr(e, "op", None)
-    return op_diagnostic(op if isinstance(op, Operation) else None, _message(e))
+    return op_diagnostic(op if isinstance(op, Operation) else None, message_of(e))
 
 
-def verify_module(module: ModuleOp) -> Diagnostic | None:
-    """Verify ``module``; on failure, a diagnostic located at the innermost op that does not verify.
 
-    xDSL's verifier raises without saying which op failed, so after a failure the ops are verified one by one,
-    nested ops first, and the first one that fails is the culprit (its own message is the one reported).
-    """
-    try:
-        module.verify()
-    except DiagnosticException as e:
-        whole_module_error = e
-    else:
-        for fn in module.walk():
-            if isinstance(fn, func.FuncOp):
-                try:
-                    check_signatures(fn)
-                except DiagnosticException as e:
-                    return op_diagnostic(fn, _message(e))
-        return None
-    for op in module.walk(region_first=True):
-        try:
-            for block in (b for r in op.regions for b in r.blocks if b.first_op is None):
-                block.verify()  # the only check xDSL makes on a block itself: an empty block needs a terminator
-            op.verify(verify_nested_ops=False)
-        except DiagnosticException as e:
-            return op_diagnostic(op, _message(e))
-    return Diagnostic("error", _message(whole_module_error))
-
-
-def _message(e: Exception) -> str:
+def message_of(e: Exception) -> str:
     return str(e).strip() or type(e).__name__

@@ -40,7 +40,7 @@ _PASSES: dict[str, str] = {
     "graph-mark-realize": "kiln.passes.schedule:GraphMarkRealize",
     "convert-graph-to-kernel": "kiln.lowering.graph_to_kernel:ConvertGraphToKernel",
     "kernel-plan-memory": "kiln.passes.memory_plan:KernelPlanMemory",
-    "kernel-optimize": "kiln.passes.optimize.kernel_optimize:KernelOptimize",
+    "kernel-optimize": "kiln.compiler.kernel_optimize:KernelOptimize",
     "convert-kernel-to-uop": "kiln.lowering.kernel_to_uop:ConvertKernelToUop",
     "uop-simplify": "kiln.passes.uop_simplify:UopSimplify",
     "uop-decompose": "kiln.passes.uop_decompose:UopDecompose",
@@ -59,32 +59,40 @@ _TARGETS: dict[str, str] = {
 }
 """`-t NAME` emitters: callables ``emit(module: ModuleOp) -> str``."""
 
+CPU_TARGETS = ("cpu-llvm", "cpu-c")
+
+
+def _schedule(target: str | None) -> list[str]:
+    """Scheduling (graph -> kernel); for a ``target``, with its scheduling decisions (which matmuls read a
+    packed B, which reduce broadcasts it fuses)."""
+    option = f"{{target={target}}}" if target else ""
+    pack = [f"graph-pack-matmul{option}"] if target in CPU_TARGETS else []
+    return [*pack, "graph-decompose", "graph-canonicalize", "cse", f"graph-mark-realize{option}",
+            "convert-graph-to-kernel", "kernel-plan-memory"]
+
+
+def _to_uop(target: str) -> list[str]:
+    return [*_schedule(target), f"kernel-optimize{{target={target}}}", f"convert-kernel-to-uop{{target={target}}}",
+            "uop-simplify"]
+
+
+def _to_target(target: str, conversion: str) -> list[str]:
+    return [*_to_uop(target), f"uop-decompose{{target={target}}}", conversion]
+
+
 PIPELINES: dict[str, str] = {
-    "lower-to-kernel": "graph-decompose,graph-canonicalize,cse,graph-mark-realize,convert-graph-to-kernel,kernel-plan-memory",
-}
-
-
-def _schedule_for(target: str) -> str:
-    """lower-to-kernel scheduling for ``target`` (which matmuls read a packed B, which reduce broadcasts it fuses)."""
-    schedule = PIPELINES["lower-to-kernel"].replace("graph-mark-realize", f"graph-mark-realize{{target={target}}}")
-    return f"graph-pack-matmul{{target={target}}},{schedule}" if target in ("cpu-llvm", "cpu-c") else schedule
-
-
-PIPELINES["lower-to-uop"] = (
-    _schedule_for("cpu-llvm") + ",kernel-optimize{target=cpu-llvm},convert-kernel-to-uop{target=cpu-llvm},uop-simplify"
-)
-for _name, _target, _convert in (
-    ("lower-to-llvm", "cpu-llvm", "convert-uop-to-llvm"),
-    ("lower-to-c", "cpu-c", "convert-uop-to-cstyle"),
-    ("lower-to-ptx", "cuda", "convert-uop-to-ptx"),
-    ("lower-to-wgsl", "webgpu", "convert-uop-to-wgsl"),
-):
-    PIPELINES[_name] = (
-        _schedule_for(_target)
-        + f",kernel-optimize{{target={_target}}},convert-kernel-to-uop{{target={_target}}},uop-simplify,"
-        + f"uop-decompose{{target={_target}}},{_convert}"
+    name: ",".join(passes)
+    for name, passes in (
+        ("lower-to-kernel", _schedule(None)),
+        ("lower-to-uop", _to_uop("cpu-llvm")),
+        ("lower-to-llvm", _to_target("cpu-llvm", "convert-uop-to-llvm")),
+        ("lower-to-c", _to_target("cpu-c", "convert-uop-to-cstyle")),
+        ("lower-to-ptx", _to_target("cuda", "convert-uop-to-ptx")),
+        ("lower-to-wgsl", _to_target("webgpu", "convert-uop-to-wgsl")),
     )
-"""Named pipelines: each expands to pass-pipeline text (xDSL's ``a,b{k=v}`` form)."""
+}
+"""Named pipelines: each expands to pass-pipeline text (xDSL's ``a,b{k=v}`` form), composed from the stages
+above; devices configure the built pass objects further (``kiln.compiler.driver.device_pipeline``)."""
 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from kiln.targets.description import ALU_OPS, TargetDescription
+from kiln.capabilities.description import ALU_OPS, TargetDescription
+
+OPTIONAL_FEATURES = ("shader-f16",)
+"""WebGPU device features kiln uses when the adapter has them (``convert-uop-to-wgsl{features=...}``)."""
 
 DECOMPOSED = frozenset({"pow", "erf", "shl", "shr"})
 BASE_DTYPES = frozenset({"f32", "i32", "ui32", "i1"})

@@ -1,6 +1,6 @@
 """The reference interpreter of the `graph` dialect: runs a ``func.func`` on numpy arrays.
 
-Each graph op is computed by its numpy meaning in ``kiln.runtime.interp_ops``. The interpreter also checks
+Each graph op is computed by its numpy meaning in ``kiln.interpreters.graph_ops``. The interpreter also checks
 every value it computes against the op's declared result type (dtype and shape, symbolic dims bound from
 the inputs), so a wrong result type in the IR, or a wrong numpy implementation, fails loudly here.
 """
@@ -22,8 +22,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.dialects.types import Shape, TensorType, declared_dims, format_shape, is_bool, to_numpy
-from kiln.runtime.errors import InputError, KilnError
-from kiln.runtime.interp_ops import NEEDS_DTYPE, NEEDS_SHAPE, OPS, is_float
+from kiln.support.errors import InputError, KilnError
+from kiln.interpreters.graph_ops import NEEDS_DTYPE, NEEDS_SHAPE, OPS, is_float
 
 
 class InterpretError(KilnError):

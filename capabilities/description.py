@@ -22,10 +22,10 @@ ALU_OPS = frozenset(ALU_TABLE)
 """The ALU op names shared by the kernel and uop dialects (``kiln.dialects.alu``)."""
 
 _DESCRIPTION_MODULES: dict[str, str] = {
-    "cpu-llvm": "kiln.targets.llvm.description",
-    "cpu-c": "kiln.targets.c.description",
-    "cuda": "kiln.targets.ptx.description",
-    "webgpu": "kiln.targets.wgsl.description",
+    "cpu-llvm": "kiln.capabilities.llvm",
+    "cpu-c": "kiln.capabilities.c",
+    "cuda": "kiln.capabilities.ptx",
+    "webgpu": "kiln.capabilities.wgsl",
 }
 """Target name -> module exposing ``describe() -> TargetDescription``."""
 
@@ -108,7 +108,7 @@ class TargetDescription:
 @functools.cache
 def get_target(name: str) -> TargetDescription:
     """The description of a target by name ("cpu-llvm", "cpu-c", "cuda", "webgpu"); computed once per process."""
-    from kiln.runtime.errors import KilnError
+    from kiln.support.errors import KilnError
 
     if name not in _DESCRIPTION_MODULES:
         raise KilnError(f"unknown target '{name}' (expected one of {', '.join(_DESCRIPTION_MODULES)})")

@@ -1,6 +1,6 @@
 """Pass pipelines from ``-p`` text: xDSL's ``a,b{k=v}`` syntax, with kiln's named pipelines expanded inline.
 
-Passes and named pipelines come from `kiln.registry`, so new ones need no change here.
+Passes and named pipelines come from `kiln.compiler.registry`, so new ones need no change here.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from kiln import registry
-from kiln.tools.errors import UserError
+from kiln.compiler import registry
+from kiln.support.errors import UserError
 
 
 def expand_pipeline(text: str, _expanding: tuple[str, ...] = ()) -> list[ArgSpec]:

@@ -22,3 +22,13 @@ class CompileError(KilnError):
 
 class DeviceUnavailable(KilnError):
     """The requested device cannot be used on this machine; the message says why."""
+
+class UserError(Exception):
+    """A problem with what the user gave the tool, printed as ``<where>: error: <message>``.
+
+    ``where`` is a source location (``file:line:col``) or a file name; by default, the tool's name.
+    """
+
+    def __init__(self, message: str, where: str | None = None):
+        super().__init__(message)
+        self.where = where

@@ -1,16 +1,21 @@
 """Does the linearizer implement a feature for a target? Linearize a tiny kernel that needs it and look.
 
-The heuristic only chooses opts the next pass can lower; asking the linearizer itself keeps that answer true
-as the linearizer grows, without a flag to keep in sync.
+The heuristic only chooses opts the next pass can lower, and reads that from the target description
+(``kiln.passes.optimize.heuristic.linearizer_supports``). The tests ask the linearizer itself, through these
+probes, for every target, so the declared answer cannot drift from what the linearizer does.
 """
 
 from __future__ import annotations
 
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import uop as U
 from kiln.dialects.kernel import KernelOp
-from kiln.targets.description import TargetDescription
+from kiln.capabilities.description import TargetDescription
+from kiln.compiler.registry import make_context
+from kiln.lowering.kernel_to_uop import linearize
+from kiln.support.errors import KilnError
 
 _PROBES = {
     "group_reduce": """
@@ -53,13 +58,11 @@ kernel.kernel @probe(%a: !kernel.buffer<16x16xf16>, %b: !kernel.buffer<16x8xf16>
 
 def probe_linearizer(target: TargetDescription, feature: str) -> bool:
     """True when a kernel using ``feature`` linearizes for ``target`` (for tensor cores: into ``uop.wmma``)."""
-    from kiln.lowering.kernel_to_uop import linearize
-    from kiln.registry import make_context
 
     module = Parser(make_context(), _PROBES[feature]).parse_module()
     kernel = next(op for op in module.ops if isinstance(op, KernelOp))
     try:
         result = linearize(kernel, target)
-    except Exception:  # noqa: BLE001 - whatever stops the linearizer (a diagnostic or a bug), the answer is no
+    except (DiagnosticException, KilnError):  # the linearizer refused the feature for this target
         return False
     return feature != "tensor_core" or any(isinstance(op, U.WmmaOp) for op in result.body.block.ops)

@@ -11,7 +11,7 @@ computes with ``_Float16`` but has ``__bf16`` only as a storage type, so bf16 go
 
 from __future__ import annotations
 
-from kiln.targets.description import TargetDescription, host_cpu_description
+from kiln.capabilities.description import TargetDescription, host_cpu_description
 
 DECOMPOSED = frozenset({"rsqrt", "sign"})
 

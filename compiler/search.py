@@ -22,14 +22,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kiln.dialects import kernel as K
-from kiln.passes.optimize import cost, measure, tuning_db
+from kiln.passes.optimize import cost, tuning_db
+from kiln.compiler import measure
 from kiln.passes.optimize.apply import apply_opts
 from kiln.passes.optimize.heuristic import heuristic_opts, linearizer_supports
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
 from kiln.passes.optimize.space import record
-from kiln.passes.optimize.tensor_cores import tensor_cores
-from kiln.runtime.errors import KilnError
-from kiln.targets.description import TargetDescription, usable_cores
+from kiln.capabilities.tensor_cores import tensor_cores
+from kiln.support.errors import KilnError
+from kiln.capabilities.description import TargetDescription, usable_cores
 
 ROUND_FACTOR = 6
 """Candidates compiled and timed per round, per beam member."""

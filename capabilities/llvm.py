@@ -9,7 +9,7 @@ for f32 (and f16/bf16, computed in f32) vectorizes.
 
 from __future__ import annotations
 
-from kiln.targets.description import TargetDescription, host_cpu_description
+from kiln.capabilities.description import TargetDescription, host_cpu_description
 
 DECOMPOSED = frozenset({"rsqrt", "sign", "erf"})
 

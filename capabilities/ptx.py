@@ -17,7 +17,7 @@ f32 through ``cvt``); on f64 ``uop-decompose`` builds them in software from f64/
 from __future__ import annotations
 
 from kiln.dialects.types import DTYPES, itemsize, parse_dtype
-from kiln.targets.description import ALU_OPS, TargetDescription
+from kiln.capabilities.description import ALU_OPS, TargetDescription
 
 DECOMPOSED = frozenset({"exp", "log", "tanh", "erf", "sign", "pow"})
 F32_ONLY = frozenset({"exp2", "log2", "sin", "cos"})

@@ -1,0 +1,140 @@
+"""The compiler driver: a graph module and a function name in, a program description (``ProgramSpec``) out.
+
+``compile_program(module, "f", device)``:
+1. looks the compile up in the disk cache (namespace ``program``), keyed on the module text, the function name,
+   the device, the pipeline (printed from its pass objects) and a fingerprint of kiln's code. A hit holds the
+   ``ProgramSpec`` JSON with the kernel source inside: no IR is parsed, no pass runs;
+2. on a miss, parses and verifies the module and runs the device's pipeline (``device_pipeline``). Just before
+   the pass that leaves the uop level (a ``ConvertUopToTarget``), it reads the ``ProgramSpec`` off the
+   uop-level module (``read_schedule``): the schedule ``func.func`` (``kernel.symbol``, ``kernel.alloc``,
+   ``kernel.launch``, ``func.return``) and the launch attributes of each ``uop.kernel``. After the pipeline
+   the target's emitter turns the module into the kernels' source text, stored in the spec.
+
+``compile(module, "f", device)`` then hands the spec to the runtime's device, which loads and runs it; the
+runtime never compiles. The "interp" device runs the graph module itself through the reference interpreter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from kiln.compiler import registry
+from kiln.compiler.pipeline import build_pipeline
+from kiln.compiler.module import find_function, parse_module
+from kiln.compiler.schedule_reader import read_schedule
+from kiln.runtime.devices import DEFAULT_DEVICE, Device, InterpDevice, get_device
+from kiln.runtime.program import KernelsArtifact, ProgramSpec
+from kiln.support import cache
+from kiln.support.errors import CompileError, KilnError, UserError
+
+LOWERINGS: dict[str, tuple[str, str]] = {
+    "cpu-llvm": ("lower-to-llvm", "llvm"),
+    "cpu-c": ("lower-to-c", "c"),
+    "webgpu": ("lower-to-wgsl", "wgsl"),
+    "cuda": ("lower-to-ptx", "ptx"),
+}
+"""Device -> (named pipeline of ``registry.PIPELINES``, emitter of ``registry.get_all_targets()``)."""
+
+PROGRAM_NAMESPACE = "program"
+
+Compiled = Callable[..., list[np.ndarray]]
+"""What ``compile`` returns: call it with input arrays, get the output arrays."""
+
+
+def device_pipeline(device: str) -> list[ModulePass]:
+    """The passes that lower a graph module for ``device``, as configured pass objects.
+
+    ``KILN_BEAM=N`` makes every ``kernel-optimize`` search (beam width N, results in the tuning database)
+    instead of using the heuristic; on webgpu the WGSL conversion gets the device's shader features.
+    """
+    if device not in LOWERINGS:
+        raise KilnError(f"device '{device}' does not compile through a pipeline")
+    try:
+        passes = build_pipeline(registry.PIPELINES[LOWERINGS[device][0]])
+    except UserError as e:
+        raise CompileError(str(e)) from None
+    beam = os.environ.get("KILN_BEAM", "")
+    if beam:
+        if not beam.isdigit() or int(beam) < 1:
+            raise KilnError(f"KILN_BEAM must be a positive beam width, got '{beam}'")
+        passes = [_with_fields(p, "kernel-optimize", search="beam", beam_width=int(beam)) for p in passes]
+    if device == "webgpu":
+        from kiln.targets.wgsl.toolchain import gpu
+
+        if "f16" in gpu().target.dtypes:
+            passes = [_with_fields(p, "convert-uop-to-wgsl", features=("shader-f16",)) for p in passes]
+    return passes
+
+
+def _with_fields(p: ModulePass, name: str, **fields: Any) -> ModulePass:
+    return dataclasses.replace(p, **fields) if p.name == name else p  # type: ignore[type-var]
+
+
+def pipeline_text(passes: list[ModulePass]) -> str:
+    """The pipeline in ``-p`` syntax: what kiln-opt would run, and part of the compile cache's key."""
+    return ",".join(str(p.pipeline_pass_spec()) for p in passes)
+
+
+def lower_program(
+    module: ModuleOp, function_name: str, device: str, passes: list[ModulePass] | str | None = None
+) -> ProgramSpec:
+    """Run ``passes`` (pass objects or ``-p`` text; default: the device's pipeline) on a copy of ``module`` and
+    emit its kernels."""
+    from xdsl.passes import PassPipeline
+    from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
+
+    from kiln.lowering.uop_to_target import ConvertUopToTarget
+
+    module = module.clone()
+    find_function(module, function_name)
+    found: list[ProgramSpec] = []
+
+    def before_conversion(_: ModulePass | None, op: ModuleOp, upcoming: ModulePass | None) -> None:
+        if isinstance(upcoming, ConvertUopToTarget):
+            found.append(read_schedule(op, function_name, device))
+
+    if isinstance(passes, str):
+        passes = build_pipeline(passes)
+    elif passes is None:
+        passes = device_pipeline(device)
+    try:
+        PassPipeline(tuple(passes), before_conversion).apply(registry.make_context(), module)
+    except (DiagnosticException, PassFailedException, VerifyException) as e:
+        raise CompileError(f"lowering @{function_name} for {device} failed: {e}") from None
+    if not found:
+        raise CompileError(f"pipeline '{pipeline_text(passes)}' has no uop-to-target conversion to read the schedule before")
+    source = registry.get_all_targets()[LOWERINGS[device][1]]()(module)
+    return replace(found[-1], kernels=KernelsArtifact(device, source))
+
+
+def cache_key(module_text: str, function_name: str, device: str, passes: list[ModulePass]) -> tuple[str, ...]:
+    """Everything that changes the compiled program of ``function_name`` in ``module_text``."""
+    return (module_text, function_name, device, pipeline_text(passes), cache.code_fingerprint())
+
+
+def compile_program(module: Any, function_name: str, device: str) -> ProgramSpec:
+    """The program for ``function_name`` on ``device``: from the compile cache, else lowered and stored there."""
+    text = module if isinstance(module, str) else str(module)
+    passes = device_pipeline(device)
+    key = cache_key(text, function_name, device, passes)
+    if (hit := cache.get(PROGRAM_NAMESPACE, key)) is not None:
+        return ProgramSpec.from_json(hit.decode())
+    spec = lower_program(parse_module(module), function_name, device, passes)
+    cache.put(PROGRAM_NAMESPACE, key, spec.to_json().encode())
+    return spec
+
+
+def compile(module: Any, function_name: str, device: str = DEFAULT_DEVICE) -> Compiled:  # noqa: A001
+    """``function_name`` of ``module`` (a ``ModuleOp`` or its text) compiled and loaded on ``device``."""
+    dev: Device = get_device(device)
+    if isinstance(dev, InterpDevice):
+        return dev.load_function(find_function(parse_module(module), function_name))
+    return dev.load(compile_program(module, function_name, device))

@@ -1,0 +1,148 @@
+"""The house's floors only look down: a module imports its own package or packages on lower floors, never up,
+and no two packages import each other. The order is written once, here, and in docs/internals.md.
+
+Imports are read with ``ast`` (module level and inside functions alike: a lazy import is still a dependency).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FLOORS: tuple[frozenset[str], ...] = (
+    frozenset({"support"}),  # errors, diagnostics, source locations, the disk cache, the symbolic algebra
+    frozenset({"dialects"}),  # dtypes, op definitions, the dialects
+    frozenset({"capabilities", "interpreters"}),  # what each target can do (data); reference interpreters
+    frozenset({"passes"}),  # transformations within one level
+    frozenset({"lowering"}),  # conversions from one level to the next
+    frozenset({"targets"}),  # emitters and toolchains per target
+    frozenset({"runtime"}),  # devices: load and run compiled programs
+    frozenset({"compiler"}),  # the driver: registry, pipelines, module -> program, search
+    frozenset({"jit", "tools", "(root)"}),  # the Python front end, the CLIs, the package root
+)
+"""Lowest first. Packages on one floor do not import each other."""
+
+BESIDE = ("test", "bench", "docs", "examples", ".venv", ".git", ".ci")
+"""Folders that stand beside the house: they import kiln, kiln never imports them."""
+
+
+def floor_of(package: str) -> int:
+    for i, floor in enumerate(FLOORS):
+        if package in floor:
+            return i
+    raise KeyError(package)
+
+
+def package_of(path: Path) -> str:
+    """The top-level package of a source file under ROOT ("(root)" for files at the top)."""
+    parts = path.relative_to(ROOT).parts
+    return parts[0] if len(parts) > 1 else "(root)"
+
+
+def module_name(path: Path) -> list[str]:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ["kiln", *(parts[:-1] if parts[-1] == "__init__" else parts)]
+
+
+def imported_packages(path: Path, source: str) -> Iterator[tuple[int, str, str]]:
+    """(line, imported module, its top-level kiln package) for every kiln import in ``source``."""
+    here = module_name(path)
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(source, str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here if is_package else here[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                names = [".".join([*base, *([node.module] if node.module else [])])]
+            else:
+                names = [node.module or ""]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "kiln" and len(parts) > 1:
+                yield node.lineno, name, parts[1]
+
+
+def violations(files: Iterable[tuple[Path, str]]) -> list[str]:
+    """Every import that looks up a floor or sideways, and every cycle between packages, as one line each."""
+    found: list[str] = []
+    edges: dict[str, set[str]] = {}
+    for path, source in files:
+        package = package_of(path)
+        for line, name, target in imported_packages(path, source):
+            if target == package:
+                continue
+            where = f"{path.relative_to(ROOT)}:{line}: imports {name}"
+            try:
+                up = floor_of(target) >= floor_of(package)
+            except KeyError as e:
+                found.append(f"{where}: package {e} has no floor in FLOORS")
+                continue
+            edges.setdefault(package, set()).add(target)
+            if up:
+                how = "a package on the same floor" if floor_of(target) == floor_of(package) else "a higher floor"
+                found.append(f"{where}: '{package}' may not import '{target}' ({how})")
+    found += [f"cycle between packages: {' -> '.join(c)}" for c in cycles(edges)]
+    return found
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """One path per cycle in the package graph (each cycle reported from its smallest package)."""
+    out: list[list[str]] = []
+
+    def walk(start: str, node: str, path: list[str]) -> None:
+        for nxt in sorted(edges.get(node, ())):
+            if nxt == start:
+                out.append([*path, start])
+            elif nxt not in path and nxt > start:
+                walk(start, nxt, [*path, nxt])
+
+    for start in sorted(edges):
+        walk(start, start, [start])
+    return out
+
+
+def source_files() -> Iterator[tuple[Path, str]]:
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).parts
+        if rel[0] in BESIDE or rel[-1] == "lit.cfg.py" or "__pycache__" in rel:
+            continue
+        yield path, path.read_text()
+
+
+def test_every_package_has_a_floor() -> None:
+    packages = {package_of(p) for p, _ in source_files()}
+    assert not [p for p in packages if not any(p in f for f in FLOORS)], "add new packages to FLOORS"
+
+
+def test_floors_only_look_down() -> None:
+    found = violations(source_files())
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "path, source, expected",
+    [
+        ("passes/x.py", "from kiln.tools.diagnostics import error_at\n", "'passes' may not import 'tools' (a higher floor)"),
+        ("targets/c/toolchain.py", "from kiln.runtime import cache\n", "'targets' may not import 'runtime'"),
+        ("passes/optimize/probes.py", "def f():\n    from kiln.lowering.kernel_to_uop import linearize\n", "passes/optimize/probes.py:2"),
+        ("runtime/devices.py", "import kiln.compiler.registry\n", "'runtime' may not import 'compiler'"),
+        ("capabilities/x.py", "from ..interpreters import graph\n", "(a package on the same floor)"),
+        ("dialects/graph.py", "import kiln.jit\n", "'dialects' may not import 'jit'"),
+    ],
+)
+def test_the_check_names_an_upward_import(path: str, source: str, expected: str) -> None:
+    found = violations([(ROOT / path, source)])
+    assert len(found) == 1 and expected in found[0], found
+
+
+def test_the_check_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
