@@ -13,7 +13,7 @@ from kiln.compiler import measure, search
 from kiln.passes.optimize import cost, tuning_db
 from kiln.passes.optimize.apply import apply_opt, apply_opts
 from kiln.passes.optimize.heuristic import heuristic_opts
-from kiln.passes.optimize.kernel_optimize import KernelOptimize
+from kiln.compiler.kernel_optimize import KernelOptimize
 from kiln.passes.optimize.opts import Opt, OptError, OptOp, format_opts, parse_opts
 from kiln.passes.optimize.space import applied, axes, kind, reduce_axes
 from kiln.compiler.registry import make_context

@@ -500,12 +500,12 @@ func.func private @helper() {
 
 
 @dataclass
-class FakeDevice:
-    """Stands in for what `kiln.runtime.devices.get_device(name)` returns; runs @scale with numpy."""
+class FakeCompile:
+    """Stands in for `kiln.compiler.driver.compile(module, function, device)`; runs @scale with numpy."""
 
     compiled: list[str]
 
-    def compile(self, module: ModuleOp, function: str):
+    def __call__(self, module: ModuleOp, function: str, device: str):
         self.compiled.append(function)
         if function != "scale":
             raise CompileError(f"cannot compile @{function}")
@@ -513,9 +513,9 @@ class FakeDevice:
 
 
 @pytest.fixture
-def fake_device(monkeypatch) -> FakeDevice:
-    device = FakeDevice([])
-    monkeypatch.setattr(kiln_run, "get_device", lambda name: device)
+def fake_device(monkeypatch) -> FakeCompile:
+    device = FakeCompile([])
+    monkeypatch.setattr(kiln_run, "compile", device)
     monkeypatch.delenv("KILN_NO_CACHE", raising=False)
     return device
 
