@@ -22,9 +22,9 @@ from kiln.dialects.kernel import KernelOp
 from kiln.passes.optimize.apply import apply_opts
 from kiln.passes.optimize.heuristic import heuristic_opts
 from kiln.passes.optimize.opts import OptError, parse_opts
-from kiln.passes.optimize.space import applied, record
+from kiln.passes.optimize.space import applied, loop_iterations, record
 from kiln.runtime.errors import KilnError
-from kiln.targets.description import get_target
+from kiln.targets.description import TargetDescription, get_target
 from kiln.tools.diagnostics import error_at
 
 SEARCHES = ("heuristic", "beam", "none")
@@ -77,6 +77,11 @@ class KernelOptimize(ModulePass):
                 beam_search_module([k for k in kernels if applied(k) is None], target, budget)
             except KilnError as e:
                 raise PassFailedException(f"kernel-optimize: {e}") from None
+            for kernel in kernels:
+                try:
+                    check_loop_limit(kernel, target)
+                except OptError as e:
+                    raise error_at(kernel, str(e)) from None
             return
         for kernel in kernels:
             try:
@@ -85,5 +90,21 @@ class KernelOptimize(ModulePass):
                 elif applied(kernel) is None and self.search == "heuristic":
                     heuristic_opts(kernel, target)
                 record(kernel)
+                check_loop_limit(kernel, target)
             except OptError as e:
                 raise error_at(kernel, str(e)) from None
+
+
+def check_loop_limit(kernel: KernelOp, target: TargetDescription) -> None:
+    """OptError when one invocation of ``kernel`` would loop more often than ``target`` runs (its
+    ``max_loop_iterations``): lavapipe would stop the loop early and return a wrong answer, not an error."""
+    limit = target.max_loop_iterations
+    if limit is None:
+        return
+    count = loop_iterations(kernel)
+    if count > limit:
+        raise OptError(
+            f"one invocation of @{kernel.sym_name.data} would run {count} loop iterations, more than target "
+            f"{target.name} allows ({limit}, max_loop_iterations); split the reduction (kernel-optimize could not "
+            f"spread it over a workgroup's threads)"
+        )

@@ -37,6 +37,11 @@ DEFAULT_LIMITS: dict[str, int] = {
 }
 """The WebGPU spec's guaranteed limits for compute, under wgpu's names; the device requests these keys."""
 
+MAX_LOOP_ITERATIONS = 65535
+"""Loop iterations per invocation, all loops together: Mesa's lavapipe (Vulkan on the CPU) silently ends a
+shader's loops after 65535 iterations in total (a sum over 70001 ones gave 65535). WebGPU states no such limit
+and wgpu reports none, so it is a constant here, the smallest one seen, for every webgpu device."""
+
 
 def describe() -> TargetDescription:
     """The portable WebGPU target: default limits, no optional features."""
@@ -62,6 +67,7 @@ def describe_limits(limits: Mapping[str, int], features: Iterable[str]) -> Targe
             limits["max-compute-workgroup-size-z"],
         ),
         max_grid_dims=(limits["max-compute-workgroups-per-dimension"],) * 3,
+        max_loop_iterations=MAX_LOOP_ITERATIONS,
     )
 
 
