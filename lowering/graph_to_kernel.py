@@ -219,8 +219,10 @@ class _KernelEmitter:
         if is_float(dt):
             r = b.alu("mod", x, y)
             fix = b.alu("and", b.alu("cmpne", r, zero), b.alu("cmpne", b.alu("cmplt", r, zero), b.alu("cmplt", y, zero)))
-            if name == "mod":
-                return b.alu("where", fix, b.alu("add", r, y), r)
+            if name == "mod":  # a zero remainder takes the divisor's sign (numpy's npy_divmod)
+                m = b.alu("where", fix, b.alu("add", r, y), r)
+                signed_zero = b.alu("where", b.alu("cmplt", y, zero), b.const(-0.0, dt), zero)
+                return b.alu("where", b.alu("cmpeq", m, zero), signed_zero, m)
             q = b.alu("div", b.alu("sub", x, r), y)
             q = b.alu("where", fix, b.alu("sub", q, b.const(1.0, dt)), q)
             fq = b.alu("floor", q)
