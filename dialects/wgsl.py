@@ -159,7 +159,6 @@ def _functions() -> dict[tuple[str, tuple[Attribute, ...]], Function]:
         out.append(Function(f"kiln_max_{n}", (t, t), t, False, "the larger operand; nan if either is nan"))
         out.append(Function(f"kiln_min_{n}", (t, t), t, False, "the smaller operand; nan if either is nan"))
         out.append(Function(f"kiln_sign_{n}", (t,), t, False, "-1, 0 or 1 by the sign; nan stays nan"))
-        out.append(Function(f"kiln_tanh_{n}", (t,), t, False, "WGSL tanh, but nan stays nan and -0.0 stays -0.0"))
         out.append(Function(f"kiln_fmod_{n}", (t, t), t, False, "C fmod: the remainder of trunc(a / b), exactly"))
     for t in (I32, U32):
         for name in ("max", "min"):

@@ -63,9 +63,9 @@ BUILTIN_OF_SPECIAL = {
 INDEX_RANGE = (-(2**31), 2**31 - 1)
 """``index`` is i32 on webgpu (the target's ``index_bits``)."""
 
-_FLOAT_CALLS = frozenset("exp exp2 log log2 sin cos sqrt trunc floor ceil abs fma".split())
+_FLOAT_CALLS = frozenset("exp exp2 log log2 sin cos sqrt tanh trunc floor ceil abs fma".split())
 """Float ALU kinds that are the WGSL builtin of the same name."""
-_FLOAT_HELPERS = {"max": "kiln_max", "min": "kiln_min", "sign": "kiln_sign", "mod": "kiln_fmod", "tanh": "kiln_tanh"}
+_FLOAT_HELPERS = {"max": "kiln_max", "min": "kiln_min", "sign": "kiln_sign", "mod": "kiln_fmod"}
 """Float ALU kinds computed by a ``kiln_<name>_<type>`` helper (NaN handling, exact fmod)."""
 _OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "idiv": "/", "mod": "%", "and": "&", "or": "|",
               "xor": "^", "cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}  # fmt: skip

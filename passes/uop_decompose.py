@@ -19,7 +19,7 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
   software too, f32 exp is software itself, cheaper (below).
 - ``log(x) = log2(x) * ln2``.
 - ``tanh(x)``: ``x + x^3 * P(x^2)`` (Taylor; 9 terms, f64 20) for |x| < 0.55, else ``±(1 - 2 / (exp(2|x|) + 1))``,
-  which cannot overflow (<= 1.4 ulp; f64 ~2 ulp).
+  which cannot overflow (<= 1.4 ulp; f64 ~2 ulp); nan passes through by its bits.
 - ``erf(x)``: ``x + x * P(x^2)`` (Taylor, 12 terms) for |x| < 1, else ``±(1 - erfc(|x|))`` with the Numerical
   Recipes Chebyshev fit of erfc (relative error 1.2e-7) (<= 1.4 ulp). f64: Taylor (30 terms) for |x| < 2, else
   erfc by its continued fraction (depth 40) (~3 ulp).
@@ -411,7 +411,8 @@ def _tanh(b: Builder, x: SSAValue) -> SSAValue:
     x2 = b.alu("mul", x, x)
     series = tanh_taylor(_series_terms(x, 9, 20))
     small = _odd_series(b, x, b.alu("mul", x2, b.poly(series, x2)))
-    return b.where(b.alu("cmplt", a, b.const(TANH_SMALL, x)), small, large)
+    result = b.where(b.alu("cmplt", a, b.const(TANH_SMALL, x)), small, large)
+    return b.where(b.is_nan(x), x, result)  # exp(nan) need not be nan on a GPU
 
 
 def _erf(b: Builder, x: SSAValue) -> SSAValue:

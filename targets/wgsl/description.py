@@ -10,7 +10,8 @@ host-shareable, so the runtime widens i1 data on upload and narrows it on readba
 has the ``shader-f16`` feature. No f64, no 64-bit ints, no 8/16-bit storage.
 
 Native ALU ops map to one WGSL operator or builtin. Not native: ``pow`` (WGSL leaves x < 0 undefined),
-``erf`` (no builtin), ``shl``/``shr`` (WGSL takes the shift amount modulo the bit width; kiln shifts by >=
+``erf`` (no builtin), ``tanh`` (WGSL inherits sinh/cosh's absolute error: lavapipe gives 3e-8 for tanh(1e-30),
++0 for -0 and -1 for NaN), ``shl``/``shr`` (WGSL takes the shift amount modulo the bit width; kiln shifts by >=
 width give 0 or -1). ``max``/``min`` are native although WGSL leaves their NaN result implementation-defined
 (Vulkan/lavapipe returns the non-NaN operand).
 """
@@ -21,7 +22,7 @@ from collections.abc import Iterable, Mapping
 
 from kiln.targets.description import ALU_OPS, TargetDescription
 
-DECOMPOSED = frozenset({"pow", "erf", "shl", "shr"})
+DECOMPOSED = frozenset({"pow", "erf", "tanh", "shl", "shr"})
 BASE_DTYPES = frozenset({"f32", "i32", "ui32", "i1"})
 
 DEFAULT_LIMITS: dict[str, int] = {

@@ -80,8 +80,7 @@ fn kiln_fmod_f32(a: f32, b: f32) -> f32 {{ // C fmod, exact: subtract y * 2^k (S
 
 
 def _float_helpers(t: str, suffix: str) -> dict[str, Piece]:
-    """Helpers on one float type: NaN-propagating max/min, sign and tanh keeping NaN, exact fmod (f16 through
-    f32)."""
+    """Helpers on one float type: NaN-propagating max/min, sign keeping NaN, exact fmod (f16 through f32)."""
     isnan = f"kiln_isnan_{t}"
     out = {}
     if t == "f32":
@@ -104,9 +103,6 @@ def _float_helpers(t: str, suffix: str) -> dict[str, Piece]:
     out[f"kiln_sign_{t}"] = Piece(
         f"fn kiln_sign_{t}(x: {t}) -> {t} {{ // nan stays nan, -0.0 gives 0\n"
         f"  return select(select(select(x, {zero}, x == {zero}), -{one}, x < {zero}), {one}, x > {zero});\n}}"
-    )
-    out[f"kiln_tanh_{t}"] = Piece(  # lavapipe's tanh gives -1 for nan and +0.0 for -0.0
-        f"fn kiln_tanh_{t}(x: {t}) -> {t} {{ return select(tanh(x), x, x == {zero} || {isnan}(x)); }}", (isnan,)
     )
     return out
 

@@ -20,7 +20,7 @@
 // CHECK-NEXT:    %[[ONE2:.*]] = wgsl.literal 1.000000e+00 : f32
 // CHECK-NEXT:    %recip = wgsl.binary "/" %[[ONE2]], %a : f32
 // CHECK-NEXT:    %neg = wgsl.unary "-" %a : f32
-// CHECK-NEXT:    %tanh = wgsl.call @kiln_tanh_f32(%a) : (f32) -> f32
+// CHECK-NEXT:    %tanh = wgsl.call @tanh(%a) : (f32) -> f32
 // CHECK-NEXT:    %fma = wgsl.call @fma(%a, %b, %a) : (f32, f32, f32) -> f32
 // CHECK-NEXT:    %sel = wgsl.select %lt, %a, %b : f32
 uop.kernel @floats attributes {local_size = [1 : i64, 1 : i64, 1 : i64]} {
