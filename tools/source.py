@@ -54,8 +54,12 @@ class Chunk:
     text: str
 
     def has_ops(self) -> bool:
-        """False for a chunk of only whitespace and comments, which is skipped rather than an error."""
-        return MLIRLexer(Input(self.text, "")).lex().kind is not MLIRTokenKind.EOF
+        """False for a chunk of only whitespace and comments, which is skipped rather than an error. A first token
+        that does not lex counts as content: the parser then reports it with its location."""
+        try:
+            return MLIRLexer(Input(self.text, "")).lex().kind is not MLIRTokenKind.EOF
+        except ParseError:
+            return True
 
 
 def split_input(text: str, split: bool) -> list[Chunk]:
