@@ -170,10 +170,12 @@ def test_matmul_over_an_empty_k_is_zeros(device: str) -> None:
 
 
 @pytest.mark.parametrize("device", COMPILED)
-@pytest.mark.parametrize("op, identity", [("reduce_sum", 0.0), ("reduce_prod", 1.0)])
-def test_reductions_over_an_empty_axis_are_their_identity(device: str, op: str, identity: float) -> None:
-    (got,) = same_as_interp(device, reduce_program(op, (0, 5), "f32", (0,)), np.zeros((0, 5), np.float32))
-    assert np.all(got == identity) and got.shape == (5,)
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+@pytest.mark.parametrize("op, identity", [("reduce_sum", 0.0), ("reduce_prod", 1.0), ("mean", np.nan)])
+def test_reductions_over_an_empty_axis_are_their_identity(device: str, dtype: str, op: str, identity: float) -> None:
+    x = np.zeros((0, 5), np.float16 if dtype == "f16" else np.float32)
+    (got,) = same_as_interp(device, reduce_program(op, (0, 5), dtype, (0,)), x)
+    assert got.shape == (5,) and np.array_equal(got, np.full(5, identity, got.dtype), equal_nan=True)
 
 
 @pytest.mark.parametrize("device", COMPILED)
