@@ -53,6 +53,10 @@ class TargetDescription:
     max_grid_dims: tuple[int, int, int] | None = None
     cpu_cores: int | None = None
     """Threads a CPU launch may be split into (the cores this process may run on)."""
+    max_loop_iterations: int | None = None
+    """GPU: loop iterations one invocation may run, summed over all its loops (a nested loop counts each inner
+    iteration); None: no limit. Mesa's lavapipe ends an invocation after 65535 and keeps what it computed so
+    far, so a longer reduction must be split across threads (``kernel-optimize``) or is refused."""
     vector_widths: dict[str, int] = field(default_factory=dict, hash=False)
     """Lanes of a native vector per dtype; filled from ``vector_bytes`` when left empty."""
     vectorizes_loops: bool = False

@@ -10,7 +10,8 @@ host-shareable, so the runtime widens i1 data on upload and narrows it on readba
 has the ``shader-f16`` feature. No f64, no 64-bit ints, no 8/16-bit storage.
 
 Native ALU ops map to one WGSL operator or builtin. Not native: ``pow`` (WGSL leaves x < 0 undefined),
-``erf`` (no builtin), ``shl``/``shr`` (WGSL takes the shift amount modulo the bit width; kiln shifts by >=
+``erf`` (no builtin), ``tanh`` (WGSL inherits sinh/cosh's absolute error: lavapipe gives 3e-8 for tanh(1e-30),
++0 for -0 and -1 for NaN), ``shl``/``shr`` (WGSL takes the shift amount modulo the bit width; kiln shifts by >=
 width give 0 or -1). ``max``/``min`` are native although WGSL leaves their NaN result implementation-defined
 (Vulkan/lavapipe returns the non-NaN operand).
 """
@@ -24,7 +25,7 @@ from kiln.capabilities.description import ALU_OPS, TargetDescription
 OPTIONAL_FEATURES = ("shader-f16",)
 """WebGPU device features kiln uses when the adapter has them (``convert-uop-to-wgsl{features=...}``)."""
 
-DECOMPOSED = frozenset({"pow", "erf", "shl", "shr"})
+DECOMPOSED = frozenset({"pow", "erf", "tanh", "shl", "shr"})
 BASE_DTYPES = frozenset({"f32", "i32", "ui32", "i1"})
 
 DEFAULT_LIMITS: dict[str, int] = {
@@ -39,6 +40,11 @@ DEFAULT_LIMITS: dict[str, int] = {
     "max-buffer-size": 256 << 20,
 }
 """The WebGPU spec's guaranteed limits for compute, under wgpu's names; the device requests these keys."""
+
+MAX_LOOP_ITERATIONS = 65535
+"""Loop iterations per invocation, all loops together: Mesa's lavapipe (Vulkan on the CPU) silently ends a
+shader's loops after 65535 iterations in total (a sum over 70001 ones gave 65535). WebGPU states no such limit
+and wgpu reports none, so it is a constant here, the smallest one seen, for every webgpu device."""
 
 
 def describe() -> TargetDescription:
@@ -65,6 +71,7 @@ def describe_limits(limits: Mapping[str, int], features: Iterable[str]) -> Targe
             limits["max-compute-workgroup-size-z"],
         ),
         max_grid_dims=(limits["max-compute-workgroups-per-dimension"],) * 3,
+        max_loop_iterations=MAX_LOOP_ITERATIONS,
     )
 
 

@@ -419,6 +419,8 @@ class IotaOp(GraphOp):
 
 class ReduceOp(OneInputOp):
     ALLOWED: ClassVar[frozenset[str]] = frozenset({"float", "int"})
+    EMPTY_OK: ClassVar[bool] = True
+    """Whether a reduction over no elements has a value (sum 0, product 1, mean NaN); max and min have none."""
 
     @classmethod
     def infer(cls, operands, props):
@@ -430,12 +432,14 @@ class ReduceOp(OneInputOp):
         for a in axes:
             if not 0 <= a < x.rank:
                 raise _err(cls.name, f"axis {a} is out of range for rank {x.rank}")
+            if x.shape[a] == 0 and not cls.EMPTY_OK:
+                raise _err(cls.name, f"axis {a} has size 0, and a {cls.name} over no elements has no value")
         keep = _bool(props.get("keepdims"))
         shape = [1 if i in axes else d for i, d in enumerate(x.shape) if keep or i not in axes]
         return _ty(shape, x.element_type)
 
 
-def _make_reduce(name: str, doc: str, allowed: frozenset[str]) -> type[ReduceOp]:
+def _make_reduce(name: str, doc: str, allowed: frozenset[str], empty_ok: bool = True) -> type[ReduceOp]:
     cls = type(
         f"{''.join(p.capitalize() for p in name.split('_'))}Op",
         (ReduceOp,),
@@ -443,7 +447,8 @@ def _make_reduce(name: str, doc: str, allowed: frozenset[str]) -> type[ReduceOp]
             "name": f"graph.{name}",
             "__doc__": doc,
             "ALLOWED": allowed,
-            "__annotations__": {"ALLOWED": ClassVar[frozenset[str]]},
+            "EMPTY_OK": empty_ok,
+            "__annotations__": {"ALLOWED": ClassVar[frozenset[str]], "EMPTY_OK": ClassVar[bool]},
             "axes": prop_def(DenseArrayBase),
             "keepdims": prop_def(BoolAttr, default_value=BoolAttr.from_bool(False)),
         },
@@ -454,8 +459,8 @@ def _make_reduce(name: str, doc: str, allowed: frozenset[str]) -> type[ReduceOp]
 REDUCE_OPS: dict[str, type[ReduceOp]] = {
     "reduce_sum": _make_reduce("reduce_sum", "Sum over `axes`.", frozenset({"float", "int"})),
     "reduce_prod": _make_reduce("reduce_prod", "Product over `axes`.", frozenset({"float", "int"})),
-    "reduce_max": _make_reduce("reduce_max", "Maximum over `axes` (NaN propagates).", frozenset({"float", "int", "bool"})),
-    "reduce_min": _make_reduce("reduce_min", "Minimum over `axes` (NaN propagates).", frozenset({"float", "int", "bool"})),
+    "reduce_max": _make_reduce("reduce_max", "Maximum over `axes` (NaN propagates).", frozenset({"float", "int", "bool"}), False),
+    "reduce_min": _make_reduce("reduce_min", "Minimum over `axes` (NaN propagates).", frozenset({"float", "int", "bool"}), False),
     "mean": _make_reduce("mean", "Arithmetic mean over `axes` (floats only).", frozenset({"float"})),
 }
 
@@ -470,6 +475,8 @@ class ArgReduceOp(OneInputOp):
         x: TensorType = self.input.type  # type: ignore[attr-defined]
         r: TensorType = self.res.type  # type: ignore[attr-defined]
         axis = _norm_axis(self.name, _int(self.axis), x.rank)  # type: ignore[attr-defined]
+        if x.shape[axis] == 0:
+            raise _err(self.name, f"axis {axis} has size 0, and an {self.name} over no elements has no value")
         keep = _bool(self.keepdims)  # type: ignore[attr-defined]
         shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape) if keep or i != axis)
         if r.shape != shape:

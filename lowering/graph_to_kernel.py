@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     StringAttr,
+    f32,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -32,7 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph as G
 from kiln.dialects import kernel as K
-from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, is_float, is_unsigned
+from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, dtype_name, is_float, is_unsigned
 from kiln.support.index_expr import Poly, delinearize, dim_poly, linearize, range_atom
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
 
@@ -50,6 +51,10 @@ REDUCE_KIND = {"graph.reduce_sum": K.ReduceKind.ADD, "graph.mean": K.ReduceKind.
                "graph.reduce_prod": K.ReduceKind.MUL, "graph.reduce_max": K.ReduceKind.MAX,
                "graph.reduce_min": K.ReduceKind.MIN}
 DENSE_INLINE_LIMIT = 256
+NARROW_FLOATS = ("f16", "bf16")
+"""Float dtypes whose sums and products accumulate in f32 (rounded once at the end), as the interpreter does:
+a thousand f16 steps of 0.1 would otherwise drift by 5%, and partial sums (unroll, upcast, grouped reductions)
+inherit the reduce's dtype."""
 
 
 def _ints(attr: Attribute | None) -> tuple[int, ...]:
@@ -213,8 +218,10 @@ class _KernelEmitter:
         if is_float(dt):
             r = b.alu("mod", x, y)
             fix = b.alu("and", b.alu("cmpne", r, zero), b.alu("cmpne", b.alu("cmplt", r, zero), b.alu("cmplt", y, zero)))
-            if name == "mod":
-                return b.alu("where", fix, b.alu("add", r, y), r)
+            if name == "mod":  # a zero remainder takes the divisor's sign (numpy's npy_divmod)
+                m = b.alu("where", fix, b.alu("add", r, y), r)
+                signed_zero = b.alu("where", b.alu("cmplt", y, zero), b.const(-0.0, dt), zero)
+                return b.alu("where", b.alu("cmpeq", m, zero), signed_zero, m)
             q = b.alu("div", b.alu("sub", x, r), y)
             q = b.alu("where", fix, b.alu("sub", q, b.const(1.0, dt)), q)
             fq = b.alu("floor", q)
@@ -254,28 +261,54 @@ class _KernelEmitter:
         x = op.operands[0]
         xt: TensorType = x.type  # type: ignore[assignment]
         axes = _ints(op.properties.get("axes"))
+        if not axes:
+            return self.value(x, idx, gate)
+        kind, dt = REDUCE_KIND[op.name], xt.element_type
+        acc_dt = f32 if kind in (K.ReduceKind.ADD, K.ReduceKind.MUL) and dtype_name(dt) in NARROW_FLOATS else dt
+        dims = self.dims(xt)
+        count = Poly.of(1)
+        for d in axes:
+            count = count * dims[d]
+        if count.is_const() and count.const == 0:
+            if op.name == "graph.mean":  # 0 / 0, folded here: WGSL rejects a constant expression giving NaN
+                return self.b.const(float("nan"), dt)
+            red = self._empty_reduce(kind, acc_dt)
+        else:
+            red = self._reduce_over(op, kind, acc_dt, idx, gate)
+        if op.name == "graph.mean":
+            red = self.b.alu("div", red, self.b.cast(self.b.index(count), acc_dt))
+        return self.b.cast(red, dt) if acc_dt != dt else red
+
+    def _reduce_over(
+        self, op: Operation, kind: K.ReduceKind, acc_dt: Attribute, idx: tuple[Poly, ...], gate: tuple[Cond, ...]
+    ) -> SSAValue:
+        """The reduction's operand, in ``acc_dt``, reduced over fresh ``reduce`` ranges of its axes."""
+        x = op.operands[0]
+        axes = _ints(op.properties.get("axes"))
         keep = bool(_int(op.properties.get("keepdims")))
         out_iter = iter(idx)
         in_idx: list[Poly] = []
         ranges: list[SSAValue] = []
-        count = Poly.of(1)
-        for d, size in enumerate(self.dims(xt)):
+        for d, size in enumerate(self.dims(x.type)):  # type: ignore[arg-type]
             if d in axes:
                 r, rv = self.new_range(size, K.AxisKind.REDUCE)
                 ranges.append(rv)
                 in_idx.append(r)
-                count = count * size
                 if keep:
                     next(out_iter)
             else:
                 in_idx.append(next(out_iter))
         v = self.value(x, tuple(in_idx), gate)
-        if not ranges:
-            return v
-        red = self.b.reduce(REDUCE_KIND[op.name], v, ranges)
-        if op.name == "graph.mean":
-            return self.b.alu("div", red, self.b.cast(self.b.index(count), xt.element_type))
-        return red
+        return self.b.reduce(kind, self.b.cast(v, acc_dt) if v.type != acc_dt else v, ranges)
+
+    def _empty_reduce(self, kind: K.ReduceKind, dt: Attribute) -> SSAValue:
+        """A reduction over no elements is its identity (sum 0, product 1), as in numpy; the verifier rejects
+        max and min. No range of size 0 is opened: nothing below the graph level meets an empty loop."""
+        if kind == K.ReduceKind.ADD:
+            return self.b.const(0, dt)
+        if kind == K.ReduceKind.MUL:
+            return self.b.const(1, dt)
+        raise DiagnosticException(f"a {kind.value} reduction over no elements has no value")
 
     def _gather(self, op: G.GatherOp, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
         xt: TensorType = op.input.type  # type: ignore[assignment]
@@ -338,6 +371,12 @@ class _KernelEmitter:
         raise DiagnosticException(f"'{op.name}' cannot be lowered to a kernel (run graph-decompose first)")
 
 
+def _has_no_elements(t: TensorType) -> bool:
+    """A static dim of size 0: the value is empty, so it gets a buffer and no kernel (every launch of one would
+    run no iteration, and its index arithmetic would divide by the zero extents)."""
+    return any(d == 0 for d in t.shape)
+
+
 def _kernel_name(fn: str, i: int, body: Block) -> str:
     """`<function>_r<i>` for a kernel with a reduction, `<function>_e<i>` for an elementwise one."""
     has_reduce = any(isinstance(o, K.ReduceOp) for o in body.ops)
@@ -372,8 +411,11 @@ class ConvertGraphToKernel(ModulePass):
         roots: list[tuple[SSAValue, object]] = [(v, v) for v in realized]
         roots += [(v, ("copy", i)) for i, v in enumerate(outputs) if isinstance(v, BlockArgument)]
 
-        kernels: list[tuple[K.KernelOp, list[object], list[str], object]] = []
+        kernels: list[tuple[K.KernelOp | BufferType, list[object], list[str], object]] = []
         for i, (root, key) in enumerate(roots):
+            if _has_no_elements(root.type):  # type: ignore[arg-type]
+                kernels.append((BufferType(root.type.shape, root.type.element_type), [], [], key))  # type: ignore[attr-defined]
+                continue
             em = _KernelEmitter(realized, symbols)
             em.build(root, key)
             if splits := em.range_splits():
@@ -392,7 +434,8 @@ class ConvertGraphToKernel(ModulePass):
 
         schedule = self._schedule(fn, kernels, outputs, symbols)
         for kop, *_ in kernels:
-            module.body.block.insert_op_before(kop, fn)
+            if isinstance(kop, K.KernelOp):
+                module.body.block.insert_op_before(kop, fn)
         Rewriter.replace_op(fn, schedule)
 
     def _schedule(self, fn: func.FuncOp, kernels, outputs: list[SSAValue], symbols) -> func.FuncOp:
@@ -403,10 +446,11 @@ class ConvertGraphToKernel(ModulePass):
         buffers: dict[object, SSAValue] = {old: new for old, new in zip(old_args, block.args)}
         sym_vals: dict[str, SSAValue] = {}
         for kop, keys, syms, out_key in kernels:
-            out_t = kop.args[0].type
-            alloc = K.AllocOp(out_t)  # type: ignore[arg-type]
+            alloc = K.AllocOp(kop.args[0].type if isinstance(kop, K.KernelOp) else kop)  # type: ignore[arg-type]
             block.add_op(alloc)
             buffers[out_key] = alloc.result
+            if not isinstance(kop, K.KernelOp):
+                continue  # a value with no elements: its (empty) buffer, and nothing to compute
             for s in syms:
                 if s not in sym_vals:
                     sym = K.SymbolOp(s)

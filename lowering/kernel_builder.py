@@ -77,8 +77,8 @@ class KernelBuilder:
         op = K.ConstOp.from_number(value, t)
         attr = op.value
         key = ("const", type(attr), attr.value.data if isinstance(attr, IntegerAttr | FloatAttr) else attr, t)
-        if isinstance(attr, FloatAttr) and attr.value.data != attr.value.data:  # nan != nan
-            key = ("const", "nan", t)
+        if isinstance(attr, FloatAttr):  # by repr: nan != nan, and -0.0 == 0.0 but is another constant
+            key = ("const", "float", repr(attr.value.data), t)
         return self._add(key, op)
 
     def alu(self, kind: str, *operands: SSAValue) -> SSAValue:

@@ -113,8 +113,9 @@ class Builder:
         return self.op(name, x, axes=tuple(sorted(axes)), keepdims=keepdims)
 
     def mean(self, x: SSAValue, axes: Sequence[int], keepdims: bool) -> SSAValue:
-        """Sum / count in x's own dtype, or a core `mean` when a reduced axis is symbolic."""
-        if not _static_axes(x, axes):
+        """Sum / count in x's own dtype, or a core `mean` when a reduced axis is symbolic or empty (convert-graph-to-
+        kernel writes NaN for it: 0 / 0 of two constants is an error in WGSL, whose compiler evaluates it)."""
+        if not _static_axes(x, axes) or any(_type(x).shape[a] == 0 for a in axes):
             return self.reduce("mean", x, axes, keepdims)
         total = self.reduce("reduce_sum", x, axes, keepdims)
         count = prod(_type(x).shape[a] for a in axes)  # type: ignore[misc]
@@ -176,7 +177,7 @@ def _layernorm(b: Builder, op: Operation) -> SSAValue:
 def _mean(b: Builder, op: Operation) -> SSAValue | None:
     x = op.operands[0]
     axes = _ints(op.axes)  # type: ignore[attr-defined]
-    if not _static_axes(x, axes):
+    if not _static_axes(x, axes) or any(_type(x).shape[a] == 0 for a in axes):
         return None  # already the core form
     return b.mean(b.widen(x), axes, bool(op.keepdims.value.data))  # type: ignore[attr-defined]
 

@@ -19,15 +19,14 @@ exp2/log2 correctly rounded; see test/python/test_uop_decompose.py):
   software too, f32 exp is software itself, cheaper (below).
 - ``log(x) = log2(x) * ln2``.
 - ``tanh(x)``: ``x + x^3 * P(x^2)`` (Taylor; 9 terms, f64 20) for |x| < 0.55, else ``±(1 - 2 / (exp(2|x|) + 1))``,
-  which cannot overflow (<= 1.4 ulp; f64 ~2 ulp).
+  which cannot overflow (<= 1.4 ulp; f64 ~2 ulp); nan passes through by its bits.
 - ``erf(x)``: ``x + x * P(x^2)`` (Taylor, 12 terms) for |x| < 1, else ``±(1 - erfc(|x|))`` with the Numerical
   Recipes Chebyshev fit of erfc (relative error 1.2e-7) (<= 1.4 ulp). f64: Taylor (30 terms) for |x| < 2, else
   erfc by its continued fraction (depth 40) (~3 ulp).
 - ``pow(x, y) = exp2(y * log2(|x|))`` with numpy's special cases: ``y == 0``, ``x == 1`` and ``(-1) ** ±inf``
   give 1; a finite negative x gives nan unless y is an integer (±inf counts as even), and the result is negated
-  for odd y; x = 0 gives 0 or inf by the sign of y. Not handled: the sign of ``(-0.0) ** odd`` (numpy: -0.0 or
-  -inf, here +). Relative error grows with ``|y * log2(x)|`` (about ``|log2(result)|`` units of 2^-24).
-- ``sign``: selects on ``0 < x`` and ``x < 0`` (nan and ±0 stay themselves).
+  for odd y; x = ±0 gives 0 or inf by the sign of y, negative for -0.0 and an odd y. Relative error grows with ``|y * log2(x)|`` (about ``|log2(result)|`` units of 2^-24).
+- ``sign``: selects on ``0 < x`` and ``x < 0`` (nan stays nan, ±0 gives 0.0 as numpy's).
 - ``max``/``min``: selects, propagating nan. ``floor``/``ceil``: ``trunc`` and a correction.
 - ``shl``/``shr`` (integers): multiply or divide by ``2^y`` built from the bits of y, with kiln's results for
   shift amounts outside ``[0, width)`` (0, or -1 for a negative signed ``shr``).
@@ -330,6 +329,11 @@ class Builder:
         magnitude = self.alu("and", bits, self.const((1 << (width - 1)) - 1, bits))
         return self.alu("cmplt", self.const(INF_BITS[dtype_name(scalar)], bits), magnitude)
 
+    def sign_bit(self, x: SSAValue) -> SSAValue:
+        """Whether x's sign bit is set (true for -0.0, which compares equal to 0.0), from its bits."""
+        bits = self.bitcast(x, IntegerType(bitwidth(element_type(x.type))))
+        return self.alu("cmplt", bits, self.const(0, bits))
+
     def copysign_of(self, magnitude: SSAValue, x: SSAValue) -> SSAValue:
         """``magnitude`` with the sign of ``x`` (negated where x < 0)."""
         return self.where(self.alu("cmplt", x, self.const(0, x)), self.alu("neg", magnitude), magnitude)
@@ -407,7 +411,8 @@ def _tanh(b: Builder, x: SSAValue) -> SSAValue:
     x2 = b.alu("mul", x, x)
     series = tanh_taylor(_series_terms(x, 9, 20))
     small = _odd_series(b, x, b.alu("mul", x2, b.poly(series, x2)))
-    return b.where(b.alu("cmplt", a, b.const(TANH_SMALL, x)), small, large)
+    result = b.where(b.alu("cmplt", a, b.const(TANH_SMALL, x)), small, large)
+    return b.where(b.is_nan(x), x, result)  # exp(nan) need not be nan on a GPU
 
 
 def _erf(b: Builder, x: SSAValue) -> SSAValue:
@@ -450,7 +455,9 @@ def _pow(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
     r = b.where(b.alu("cmplt", x, zero), negative_base, r)
     # 0 ** y by the sign of y and nan in, nan out, without relying on log2(0) = -inf or on nan comparing
     # unequal: GPU shading languages need not honor either
-    r = b.where(b.alu("cmpeq", x, zero), b.where(b.alu("cmplt", y, zero), inf, zero), r)
+    at_zero = b.where(b.alu("cmplt", y, zero), inf, zero)  # (-0.0) ** odd keeps the sign: -0.0 or -inf
+    at_zero = b.where(b.alu("and", b.sign_bit(x), odd), b.alu("neg", at_zero), at_zero)
+    r = b.where(b.alu("cmpeq", x, zero), at_zero, r)
     r = b.where(b.is_nan(x), x, b.where(b.is_nan(y), y, r))
     minus_one_to_inf = b.alu("and", b.alu("cmpeq", x, b.alu("neg", one)), b.alu("cmpeq", b.alu("abs", y), inf))
     trivial = b.alu("or", b.alu("or", b.alu("cmpeq", y, zero), b.alu("cmpeq", x, one)), minus_one_to_inf)
@@ -459,7 +466,7 @@ def _pow(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
 
 def _sign(b: Builder, x: SSAValue) -> SSAValue:
     zero, one = b.const(0, x), b.const(1, x)
-    rest = x if is_float(element_type(x.type)) else zero  # nan and ±0 are their own sign
+    rest = b.where(b.alu("cmpeq", x, zero), zero, x) if is_float(element_type(x.type)) else zero  # nan stays, ±0 is 0
     if _signed(x.type):
         rest = b.where(b.alu("cmplt", x, zero), b.const(-1, x), rest)
     return b.where(b.alu("cmplt", zero, x), one, rest)

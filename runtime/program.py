@@ -393,7 +393,7 @@ class Executable:
                     f"{self.spec.name}: input {i} must have dtype {self.spec.inputs[i].dtype} ({dtype}), got {a.dtype}"
                 )
             if not a.flags.c_contiguous:
-                a = np.ascontiguousarray(a)
+                a = np.asarray(a, order="C")  # ascontiguousarray would make a 0-d array 1-d
             args.append(a)
             vals.append(_address(a))
         shapes = tuple(a.shape for a in args)

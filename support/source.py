@@ -26,6 +26,21 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from kiln.support.errors import UserError
 
+_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+"""xDSL 0.75's string-literal pattern, the same language without its nested quantifier (a ``+`` of characters
+inside a ``*``): with it, an unterminated literal of n characters makes ``re`` try all 2**n ways of splitting
+them before failing, a hang at 40 characters. Here every character is one step, matched once (``*+``)."""
+
+
+def use_linear_string_lexer() -> None:
+    """Give xDSL's MLIR lexer `_STRING_LITERAL` (xdsl is pinned at 0.75.0; drop this once upstream's is linear).
+
+    Done once, here, when the front door for IR text is imported: every parse of user text goes through it."""
+    MLIRLexer._unescaped_characters_regex = _STRING_LITERAL
+
+
+use_linear_string_lexer()
+
 SPLIT_MARKER = "// -----"
 _SPLIT_LINE = re.compile(r"^[ \t]*// -----.*$", re.MULTILINE)
 
@@ -39,8 +54,12 @@ class Chunk:
     text: str
 
     def has_ops(self) -> bool:
-        """False for a chunk of only whitespace and comments, which is skipped rather than an error."""
-        return MLIRLexer(Input(self.text, "")).lex().kind is not MLIRTokenKind.EOF
+        """False for a chunk of only whitespace and comments, which is skipped rather than an error. A first token
+        that does not lex counts as content: the parser then reports it with its location."""
+        try:
+            return MLIRLexer(Input(self.text, "")).lex().kind is not MLIRTokenKind.EOF
+        except ParseError:
+            return True
 
 
 def split_input(text: str, split: bool) -> list[Chunk]:

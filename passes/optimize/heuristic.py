@@ -26,7 +26,18 @@ from kiln.dialects import kernel as K
 from kiln.dialects.types import dtype_name
 from kiln.passes.optimize.apply import MAX_EXPANSION, MAX_UNROLL, apply_opt
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
-from kiln.passes.optimize.space import AxisKind, Strides, axes, const_size, dependencies, expansion, kind, ranges, reduce_axes
+from kiln.passes.optimize.space import (
+    AxisKind,
+    Strides,
+    axes,
+    const_size,
+    dependencies,
+    expansion,
+    kind,
+    loop_iterations,
+    ranges,
+    reduce_axes,
+)
 from kiln.capabilities.tensor_cores import tensor_cores
 from kiln.capabilities.description import TargetDescription
 
@@ -225,6 +236,7 @@ class _Tuner:
         if matching_tensor_cores(self.kernel, self.target) and linearizer_supports(self.target, "tensor_core"):
             self.tensor_core()
             return
+        self.fit_loop_limit()
         if self.grouped_reduce():
             return
         self.register_tile(1, (GPU_TILE, 2))
@@ -236,6 +248,28 @@ class _Tuner:
         opt = Opt(OptOp.TC, 0, 0)
         apply_opt(self.kernel, opt, self.target)
         self.applied.append(opt)
+
+    def fit_loop_limit(self) -> None:
+        """Split the longest constant reduce range over a workgroup's threads until one invocation's loops fit the
+        target's ``max_loop_iterations`` (lavapipe silently stops a longer loop); kernel-optimize refuses a kernel
+        that still does not fit."""
+        limit = self.target.max_loop_iterations
+        while limit is not None and loop_iterations(self.kernel) > limit:
+            reduced = [r for r in self.reduces() if const_size(r)]
+            if not reduced or not self.split_over_threads(max(reduced, key=lambda r: const_size(r) or 0)):
+                return
+
+    def split_over_threads(self, r: K.RangeOp) -> bool:
+        """``grouptop`` of ``r`` by the most threads a workgroup takes, padding ``r`` to a multiple first."""
+        amount = self.target.max_workgroup_size or 1
+        while amount >= GROUP_SIZE:
+            size = const_size(r) or 0
+            if size % amount == 0 or self.attempt(OptOp.PADTO, r, amount):
+                r = max((x for x in self.reduces() if const_size(x)), key=lambda x: const_size(x) or 0)
+                if self.attempt(OptOp.GROUPTOP, r, amount):
+                    return True
+            amount //= 2
+        return False
 
     def grouped_reduce(self) -> bool:
         reduced = self.reduces()

@@ -22,7 +22,7 @@ from kiln.dialects.kernel import KernelOp
 from kiln.passes.optimize.apply import apply_opts
 from kiln.passes.optimize.heuristic import heuristic_opts
 from kiln.passes.optimize.opts import OptError, parse_opts
-from kiln.passes.optimize.space import applied, record
+from kiln.passes.optimize.space import applied, loop_iterations, record
 from kiln.support.errors import KilnError
 from kiln.capabilities.description import TargetDescription, get_target
 from kiln.support.diagnostics import error_at
@@ -74,6 +74,11 @@ class KernelOptimize(ModulePass):
                 self.beam_search([k for k in kernels if applied(k) is None], target)
             except KilnError as e:
                 raise PassFailedException(f"kernel-optimize: {e}") from None
+            for kernel in kernels:
+                try:
+                    check_loop_limit(kernel, target)
+                except OptError as e:
+                    raise error_at(kernel, str(e)) from None
             return
         for kernel in kernels:
             try:
@@ -82,6 +87,7 @@ class KernelOptimize(ModulePass):
                 elif applied(kernel) is None and self.search == "heuristic":
                     heuristic_opts(kernel, target)
                 record(kernel)
+                check_loop_limit(kernel, target)
             except OptError as e:
                 raise error_at(kernel, str(e)) from None
 
@@ -90,3 +96,18 @@ class KernelOptimize(ModulePass):
         and the runtime, which sit above the passes: the registered pass (``kiln.compiler.kernel_optimize``)
         provides it."""
         raise KilnError("search=beam times compiled candidates; run this pass through kiln's pass registry")
+
+
+def check_loop_limit(kernel: KernelOp, target: TargetDescription) -> None:
+    """OptError when one invocation of ``kernel`` would loop more often than ``target`` runs (its
+    ``max_loop_iterations``): lavapipe would stop the loop early and return a wrong answer, not an error."""
+    limit = target.max_loop_iterations
+    if limit is None:
+        return
+    count = loop_iterations(kernel)
+    if count > limit:
+        raise OptError(
+            f"one invocation of @{kernel.sym_name.data} would run {count} loop iterations, more than target "
+            f"{target.name} allows ({limit}, max_loop_iterations); split the reduction (kernel-optimize could not "
+            f"spread it over a workgroup's threads)"
+        )

@@ -18,6 +18,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
 from kiln.dialects.alu import AluOp
+from kiln.dialects.types import declared_dims
 from kiln.support import symbolic as S
 from kiln.support.symexpr import evaluate
 
@@ -145,6 +146,19 @@ def dependencies(kernel: K.KernelOp) -> dict[Operation, frozenset[SSAValue]]:
         for r in op.results:
             of_value[r] = ds
     return found
+
+
+LOOP_KINDS = frozenset({AxisKind.LOOP, AxisKind.REDUCE})
+"""Range kinds one GPU invocation runs as a loop (the others are threads or unrolled copies)."""
+
+
+def loop_iterations(kernel: K.KernelOp) -> int:
+    """Loop iterations one invocation runs, all loops together (symbolic sizes at their declared upper bounds):
+    each distinct nest of loop ranges that some op runs in counts the product of its sizes, so loops one after
+    the other add up and an inner loop counts once per outer iteration."""
+    bounds, symbols = declared_dims(kernel), symbol_names(kernel)
+    nests = {frozenset(r for r in found if kind(r.owner) in LOOP_KINDS) for found in dependencies(kernel).values()}  # type: ignore[arg-type]
+    return sum(math.prod(size_bound(r.owner, bounds, symbols) for r in nest) for nest in nests if nest)  # type: ignore[arg-type]
 
 
 def expansion(kernel: K.KernelOp) -> int:
