@@ -7,6 +7,8 @@ Imports are read with ``ast`` (module level and inside functions alike: a lazy i
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -146,3 +148,17 @@ def test_the_check_names_an_upward_import(path: str, source: str, expected: str)
 def test_the_check_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_reading_ir_loads_no_front_end_runtime_or_driver() -> None:
+    """``import kiln.dialects.graph`` (a compiler engineer reading IR) must not pay for the JIT, the runtime or
+    the compiler driver; ``import kiln`` loads them only when ``kiln.Tensor``/``kiln.jit`` are first used."""
+    probe = (
+        "import sys, kiln.dialects.graph, kiln\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('kiln.jit', 'kiln.runtime', 'kiln.compiler'))))\n"
+        "kiln.Tensor, kiln.jit.Tensor\n"
+        "print('kiln.jit' in sys.modules and callable(kiln.jit))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]", f"imported: {out[0]}"
+    assert out[1] == "True"
