@@ -224,6 +224,50 @@ def test_simplified_expressions_evaluate_equal(
         assert expr.compile()(env) == want
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    coefs=st.tuples(st.integers(-16, 16), st.integers(-16, 16), st.integers(-40, 40)),
+    c=st.integers(2, 16),
+    op=st.sampled_from(DIVISIONS),
+    xb=bounds,
+    yb=bounds,
+)
+def test_linear_index_division_preserves_value(
+    coefs: tuple[int, int, int], c: int, op: str, xb: tuple[int, int], yb: tuple[int, int]
+) -> None:
+    """``(x*a + y*b + k) op c``, the shape index arithmetic takes (where splitting off multiples and taking out
+    common factors apply), at every point of the bound box."""
+    a, b, k = coefs
+    x, y = Var("x", *xb, order=0), Var("y", *yb, order=1)
+    expr = S.BUILDERS[op](x * a + y * b + k, c)
+    for xv in range(xb[0], xb[1] + 1):
+        for yv in range(yb[0], yb[1] + 1):
+            want = _reference(op, xv * a + yv * b + k, c)
+            assert expr.evaluate({"x": xv, "y": yv}) == want, f"{S.render(expr)} at x={xv}, y={yv}"
+            assert expr.vmin <= want <= expr.vmax
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    g=st.integers(2, 8),
+    t=st.integers(2, 4),
+    m=st.integers(-3, 3),
+    w=st.integers(0, 10),
+    k=st.integers(-20, 20),
+    op=st.sampled_from(DIVISIONS),
+)
+def test_common_factor_preserves_value(g: int, t: int, m: int, w: int, k: int, op: str) -> None:
+    """``(x*g*m + y + k) op (g*t)`` with ``y`` in ``[0, w]``: a factor ``g`` can be taken out exactly when what
+    is left below it stays below it (the edge ``w`` near ``g`` is where a wrong bound shows)."""
+    x, y = Var("x", -5, 5, order=0), Var("y", 0, w, order=1)
+    expr = S.BUILDERS[op](x * (g * m) + y + k, g * t)
+    for xv in range(-5, 6):
+        for yv in range(w + 1):
+            want = _reference(op, xv * g * m + yv + k, g * t)
+            assert expr.evaluate({"x": xv, "y": yv}) == want, f"{S.render(expr)} at x={xv}, y={yv}"
+            assert expr.vmin <= want <= expr.vmax
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     outer=st.tuples(st.integers(-5, 5), st.integers(0, 20)),
@@ -272,3 +316,32 @@ def test_size_text_evaluates_as_python(text: str, nv: int, mv: int) -> None:
     env = {"N": nv, "M": mv}
     want = eval(text, {"ceildiv": lambda a, b: -(-a // b), "max": max, "min": min}, dict(env))  # noqa: S307 - test oracle
     assert S.evaluate_size(text, env) == want
+
+
+# ---------------------------------------------------------------------------------------------
+# what the scheduler relies on: a reshape's index round trip folds away
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dims=st.lists(st.one_of(st.integers(1, 6), st.just("K")), min_size=1, max_size=4),
+    kmax=st.integers(1, 8),
+    seed=st.integers(0, 2**32),
+)
+def test_reshape_round_trip(dims: list[int | str], kmax: int, seed: int) -> None:
+    """``delinearize(linearize(idx))`` over the ranges of a shape gives the ranges back in value, and in form
+    for static dims of size 2 or more (the scheduler's static reshapes leave no div/mod behind). A symbolic
+    stride with a coefficient (``K*2``) is not folded: its remainder is below it only by reasoning over ``K``."""
+    from kiln.lowering.graph_to_kernel import delinearize, linearize
+
+    size = Var("K", 1, kmax, order=1)
+    shape = [size if d == "K" else Const(d) for d in dims]
+    ranges = [Var(f"%r{n}", 0, max(0, d.vmax - 1), below=d) for n, d in enumerate(shape)]
+    back = delinearize(linearize(list(ranges), shape), shape)
+    if all(isinstance(d, int) and d > 1 for d in dims):
+        assert back == ranges
+    rng = random.Random(seed)
+    for _ in range(20):
+        kv = rng.randint(1, kmax)
+        env = {"K": kv} | {r.name: rng.randint(0, d.evaluate({"K": kv}) - 1) for r, d in zip(ranges, shape)}
+        assert [b.evaluate(env) for b in back] == [r.evaluate(env) for r in ranges]
