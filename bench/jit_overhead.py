@@ -32,7 +32,7 @@ from kiln.dialects.types import to_numpy
 from kiln.jit import Tensor, jit
 from kiln.runtime.device_cpu import load_kernels
 from kiln.runtime.program import ProgramSpec
-from kiln.support.symexpr import compile_expr
+from kiln.support.symbolic import compile_size
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "jit_mlp.py"
 
@@ -81,7 +81,7 @@ def ctypes_floor(spec: ProgramSpec, inputs: list[np.ndarray]) -> Callable[[], No
     for launch in spec.launches:
         kinds = [ctypes.c_void_p if kind == "buf" else ctypes.c_int64 for kind, _ in launch.args]
         fn = ctypes.CFUNCTYPE(None, *kinds, ctypes.c_int64, ctypes.c_int64)(loaded.addresses[launch.kernel])
-        extent = 1 if launch.core_extent is None else compile_expr(launch.core_extent)(env)
+        extent = 1 if launch.core_extent is None else compile_size(launch.core_extent)(env)
         args = [addresses[v] if kind == "buf" else env[v] for kind, v in launch.args]  # type: ignore[index]
         calls.append((fn, (*args, 0, extent)))
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.runtime.program import LaunchSpec, ProgramSpec
-from kiln.support.symexpr import compile_expr
+from kiln.support.symbolic import compile_size
 
 
 def level() -> int:
@@ -120,7 +120,7 @@ def bind_symbols(shapes: Sequence[Sequence[int | str]], arrays: Sequence[np.ndar
 
 def _launch_size(launch: LaunchSpec, env: Mapping[str, int]) -> str:
     def value(e: int | str) -> int:
-        return e if isinstance(e, int) else compile_expr(e)(env)
+        return e if isinstance(e, int) else compile_size(e)(env)
 
     if launch.global_size is not None:
         grid = "x".join(str(value(e)) for e in launch.global_size)
@@ -147,7 +147,7 @@ def _buffer_bytes(program: ProgramSpec, launch: LaunchSpec, env: Mapping[str, in
 def _work(launch: LaunchSpec, env: Mapping[str, int]) -> int | None:
     if launch.core_work is None:
         return None
-    extent = 1 if launch.core_extent is None else compile_expr(launch.core_extent)(env)
+    extent = 1 if launch.core_extent is None else compile_size(launch.core_extent)(env)
     return launch.core_work * extent
 
 

@@ -34,8 +34,9 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import graph as G
 from kiln.dialects import kernel as K
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, dtype_name, is_float, is_unsigned
-from kiln.support.index_expr import Poly, delinearize, dim_poly, linearize, range_atom
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
+from kiln.support import symbolic as S
+from kiln.support.symbolic import Expr
 
 INDEX = IndexType()
 
@@ -65,6 +66,29 @@ def _int(attr: Attribute | None) -> int:
     return int(attr.value.data) if attr is not None else 0  # type: ignore[attr-defined]
 
 
+def _row_major_strides(shape: list[Expr]) -> list[Expr]:
+    strides: list[Expr] = []
+    acc: Expr = S.const(1)
+    for d in reversed(shape):
+        strides.append(acc)
+        acc = acc * d
+    return list(reversed(strides))
+
+
+def linearize(idx: list[Expr], shape: list[Expr]) -> Expr:
+    """The row-major flat index of ``idx``; a reshape of a reshape's ``(x // c) * c + x % c`` recombines to x."""
+    return sum((i * s for i, s in zip(idx, _row_major_strides(shape))), S.const(0))
+
+
+def delinearize(flat: Expr, shape: list[Expr]) -> list[Expr]:
+    """The per-dim indices of an in-bounds row-major flat index (the outermost needs no remainder)."""
+    out: list[Expr] = []
+    for i, (d, s) in enumerate(zip(shape, _row_major_strides(shape))):
+        q = S.fdiv(flat, s)
+        out.append(q if i == 0 else S.fmod(q, d))
+    return out
+
+
 @dataclass
 class _KernelEmitter:
     """Emits one kernel: the value of `root` at every point of its output ranges."""
@@ -74,19 +98,19 @@ class _KernelEmitter:
     b: KernelBuilder = field(init=False)
     _memo: dict[tuple, SSAValue] = field(default_factory=dict)
     _next_range: int = 0
-    _output_ranges: dict[SSAValue, tuple[int, Poly]] = field(default_factory=dict)
+    _output_ranges: dict[SSAValue, tuple[int, Expr]] = field(default_factory=dict)
     """Output range -> (dim, size), for the dims built as one range."""
 
     def __post_init__(self) -> None:
         self.b = KernelBuilder(self.symbols)
 
-    def dims(self, t: TensorType) -> list[Poly]:
-        return [dim_poly(d, self.symbols) for d in t.shape]
+    def dims(self, t: TensorType) -> list[Expr]:
+        return [self.b.dim(d) for d in t.shape]
 
-    def new_range(self, size: Poly, kind: K.AxisKind) -> tuple[Poly, SSAValue]:
+    def new_range(self, size: Expr, kind: K.AxisKind) -> tuple[Expr, SSAValue]:
         rid = self._next_range
         self._next_range += 1
-        return Poly.of(range_atom(rid, size)), self.b.range(rid, size, kind)
+        return self.b.range(rid, size, kind)
 
     # -- the kernel ------------------------------------------------------------------------------
     def build(self, root: SSAValue, out_key: object, splits: dict[int, int] | None = None) -> None:
@@ -97,11 +121,11 @@ class _KernelEmitter:
         self.b.output_key = out_key
         shape = self.dims(t)
         splits = splits or {}
-        panels = {d: self.new_range(shape[d].floordiv(w), K.AxisKind.GLOBAL)[0] * w for d, w in splits.items()}
-        idx: list[Poly] = []
+        panels = {d: self.new_range(S.fdiv(shape[d], w), K.AxisKind.GLOBAL)[0] * w for d, w in splits.items()}
+        idx: list[Expr] = []
         for d, size in enumerate(shape):
             if d in panels:
-                idx.append(panels[d] + self.new_range(Poly.of(splits[d]), K.AxisKind.GLOBAL)[0])
+                idx.append(panels[d] + self.new_range(S.const(splits[d]), K.AxisKind.GLOBAL)[0])
             else:
                 p, rv = self.new_range(size, K.AxisKind.GLOBAL)
                 self._output_ranges[rv] = (d, size)
@@ -123,25 +147,25 @@ class _KernelEmitter:
         for rv, ws in divisors.items():
             d, size = self._output_ranges[rv]
             w = next(iter(ws))
-            if len(ws) == 1 and isinstance(w, int) and size.is_const() and 1 < w < size.const and size.const % w == 0:
+            if len(ws) == 1 and isinstance(w, int) and isinstance(size, S.Const) and 1 < w < size.value and size.value % w == 0:
                 splits[d] = w
         return splits
 
     # -- values ----------------------------------------------------------------------------------
-    def value(self, v: SSAValue, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def value(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         """The element of `v` at `idx`; loads are gated by `gate` (the index may be out of bounds where
         the gate is false)."""
         if isinstance(v, BlockArgument) or v in self.realized:
             return self.load(v, idx, gate)
         return self.compute(v, idx, gate)
 
-    def load(self, v: SSAValue, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def load(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         t: TensorType = v.type  # type: ignore[assignment]
         reason = "arg" if isinstance(v, BlockArgument) else self.realized[v]
         buf = self.b.buffer(v, BufferType(t.shape, t.element_type), reason)
         return self.b.load(buf, linearize(list(idx), self.dims(t)), self.b.condition(gate))
 
-    def compute(self, v: SSAValue, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def compute(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         key = (v, idx, gate)
         if key not in self._memo:
             op = v.owner
@@ -149,7 +173,7 @@ class _KernelEmitter:
             self._memo[key] = self._emit_op(op, v.type, idx, gate)  # type: ignore[arg-type]
         return self._memo[key]
 
-    def _emit_op(self, op: Operation, t: TensorType, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _emit_op(self, op: Operation, t: TensorType, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         b, dt = self.b, t.element_type
         short = op.name.removeprefix("graph.")
         if isinstance(op, G.BinaryOp | G.WhereOp):
@@ -179,9 +203,9 @@ class _KernelEmitter:
         return self.value(src, self._move_index(op, src.type, t, idx), gate)  # type: ignore[arg-type]
 
     # -- elementwise -------------------------------------------------------------------------
-    def _broadcast_index(self, ot: TensorType, rt: TensorType, idx: tuple[Poly, ...]) -> tuple[Poly, ...]:
+    def _broadcast_index(self, ot: TensorType, rt: TensorType, idx: tuple[Expr, ...]) -> tuple[Expr, ...]:
         pad = rt.rank - ot.rank
-        return tuple(Poly.of(0) if d == 1 and rt.shape[k + pad] != 1 else idx[k + pad] for k, d in enumerate(ot.shape))
+        return tuple(S.const(0) if d == 1 and rt.shape[k + pad] != 1 else idx[k + pad] for k, d in enumerate(ot.shape))
 
     def _unary(self, name: str, x: SSAValue, dt: Attribute) -> SSAValue:
         b = self.b
@@ -236,7 +260,7 @@ class _KernelEmitter:
             r = b.alu("where", fix, b.alu("add", r, safe), r)
         return b.alu("where", is_zero, zero, q if name == "idiv" else r)
 
-    def _constant(self, op: G.ConstantOp, t: TensorType, idx: tuple[Poly, ...]) -> SSAValue:
+    def _constant(self, op: G.ConstantOp, t: TensorType, idx: tuple[Expr, ...]) -> SSAValue:
         b, dt = self.b, t.element_type
         v = op.value
         if isinstance(v, FloatAttr | IntegerAttr):
@@ -257,7 +281,7 @@ class _KernelEmitter:
         return out
 
     # -- reductions and gathers ------------------------------------------------------------------
-    def _reduce(self, op: Operation, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _reduce(self, op: Operation, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         x = op.operands[0]
         xt: TensorType = x.type  # type: ignore[assignment]
         axes = _ints(op.properties.get("axes"))
@@ -266,10 +290,10 @@ class _KernelEmitter:
         kind, dt = REDUCE_KIND[op.name], xt.element_type
         acc_dt = f32 if kind in (K.ReduceKind.ADD, K.ReduceKind.MUL) and dtype_name(dt) in NARROW_FLOATS else dt
         dims = self.dims(xt)
-        count = Poly.of(1)
+        count: Expr = S.const(1)
         for d in axes:
             count = count * dims[d]
-        if count.is_const() and count.const == 0:
+        if isinstance(count, S.Const) and count.value == 0:
             if op.name == "graph.mean":  # 0 / 0, folded here: WGSL rejects a constant expression giving NaN
                 return self.b.const(float("nan"), dt)
             red = self._empty_reduce(kind, acc_dt)
@@ -280,14 +304,14 @@ class _KernelEmitter:
         return self.b.cast(red, dt) if acc_dt != dt else red
 
     def _reduce_over(
-        self, op: Operation, kind: K.ReduceKind, acc_dt: Attribute, idx: tuple[Poly, ...], gate: tuple[Cond, ...]
+        self, op: Operation, kind: K.ReduceKind, acc_dt: Attribute, idx: tuple[Expr, ...], gate: tuple[Cond, ...]
     ) -> SSAValue:
         """The reduction's operand, in ``acc_dt``, reduced over fresh ``reduce`` ranges of its axes."""
         x = op.operands[0]
         axes = _ints(op.properties.get("axes"))
         keep = bool(_int(op.properties.get("keepdims")))
         out_iter = iter(idx)
-        in_idx: list[Poly] = []
+        in_idx: list[Expr] = []
         ranges: list[SSAValue] = []
         for d, size in enumerate(self.dims(x.type)):  # type: ignore[arg-type]
             if d in axes:
@@ -310,37 +334,36 @@ class _KernelEmitter:
             return self.b.const(1, dt)
         raise DiagnosticException(f"a {kind.value} reduction over no elements has no value")
 
-    def _gather(self, op: G.GatherOp, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _gather(self, op: G.GatherOp, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         xt: TensorType = op.input.type  # type: ignore[assignment]
         axis = _int(op.axis) % xt.rank
         where_ = self.b.cast(self.value(op.indices, idx, gate), INDEX)
         n = self.dims(xt)[axis]
-        _, hi = n.bounds()
-        pos = Poly.of(self.b.value_atom(where_, 0, hi - 1))
+        pos = self.b.value_var(where_, 0, max(0, n.vmax - 1))
         src_idx = tuple(pos if d == axis else p for d, p in enumerate(idx))
         # An out-of-range index reads nothing (gives 0) rather than out of bounds.
-        return self.value(op.input, src_idx, gate + ((pos, Poly.of(0), n),))
+        return self.value(op.input, src_idx, gate + ((pos, S.const(0), n),))
 
     # -- movement -------------------------------------------------------------------------------
-    def _pad(self, op: G.PadOp, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _pad(self, op: G.PadOp, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         xt: TensorType = op.input.type  # type: ignore[assignment]
         low = _ints(op.low)
         src_idx = tuple(p - lo for p, lo in zip(idx, low))
-        conds = tuple((p, Poly.of(0), n) for p, n, lo, hi in zip(src_idx, self.dims(xt), low, _ints(op.high)) if lo or hi)
+        conds = tuple((p, S.const(0), n) for p, n, lo, hi in zip(src_idx, self.dims(xt), low, _ints(op.high)) if lo or hi)
         inner = self.value(op.input, src_idx, gate + conds)
         valid = self.b.condition(conds)
         if valid is None:
             return inner
         return self.b.alu("where", valid, inner, self.b.const(op.value.value.data, xt.element_type))  # type: ignore[attr-defined]
 
-    def _concat(self, op: G.ConcatOp, t: TensorType, idx: tuple[Poly, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _concat(self, op: G.ConcatOp, t: TensorType, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         axis = _int(op.axis) % t.rank
         pieces: list[tuple[SSAValue | None, SSAValue]] = []
         offset = 0
         for x in op.inputs:
             n = x.type.shape[axis]  # type: ignore[attr-defined]
             local = idx[axis] - offset
-            cond: Cond = (local, Poly.of(0), Poly.of(n))
+            cond: Cond = (local, S.const(0), S.const(n))
             src_idx = tuple(local if d == axis else p for d, p in enumerate(idx))
             pieces.append((self.b.condition((cond,)), self.value(x, src_idx, gate + (cond,))))
             offset += n
@@ -349,14 +372,14 @@ class _KernelEmitter:
             out = val if valid is None else self.b.alu("where", valid, val, out)
         return out
 
-    def _move_index(self, op: Operation, st: TensorType, rt: TensorType, idx: tuple[Poly, ...]) -> tuple[Poly, ...]:
+    def _move_index(self, op: Operation, st: TensorType, rt: TensorType, idx: tuple[Expr, ...]) -> tuple[Expr, ...]:
         """The source index of a reshape/expand/permute/shrink/flip at result index `idx`."""
         if isinstance(op, G.ReshapeOp):
             return tuple(delinearize(linearize(list(idx), self.dims(rt)), self.dims(st)))
         if isinstance(op, G.ExpandOp):
             return self._broadcast_index(st, rt, idx)
         if isinstance(op, G.PermuteOp):
-            out: list[Poly] = [Poly.of(0)] * st.rank
+            out: list[Expr] = [S.const(0)] * st.rank
             for i, p in enumerate(_ints(op.perm)):
                 out[p] = idx[i]
             return tuple(out)

@@ -1,7 +1,9 @@
 """Builds the body of one `kernel.kernel` with hash-consing, so each value is emitted once.
 
-The scheduler describes values as index polynomials (`index_expr.Poly`) and graph ops; this builder
-turns them into kernel ops, reusing an op whenever the same op with the same operands was built before.
+The scheduler describes values as index expressions (`kiln.support.symbolic`, floor semantics) and graph ops;
+this builder turns them into kernel ops, reusing an op whenever the same op with the same operands was built
+before. Index variables are named so they cannot clash with symbol names: ``%r<id>`` for a loop range, ``%v<id>``
+for an opaque index value (a gathered position); a symbolic dim is a variable named after its symbol.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
 from kiln.dialects.types import BufferType
-from kiln.support.index_expr import Atom, Poly
+from kiln.support import symbolic as S
 
 INDEX = IndexType()
 
-Cond = tuple[Poly, Poly, Poly]
+Cond = tuple[S.Expr, S.Expr, S.Expr]
 """`lo <= expr < hi`."""
+
+_RANGE, _SYM, _VALUE = 0, 1, 2
+"""Variable orders: in a sum, ranges come before symbols, symbols before opaque values."""
 
 
 class KernelBuilder:
@@ -31,8 +36,8 @@ class KernelBuilder:
         self._buffers: dict[object, BlockArgument] = {}
         self._buffer_reasons: dict[object, str] = {}
         self._syms: dict[str, BlockArgument] = {}
-        self._ranges: dict[int, SSAValue] = {}
-        self._values: dict[int, SSAValue] = {}
+        self._leaves: dict[str, SSAValue] = {}
+        """Range and opaque value variables by name (a symbol's value is its kernel argument)."""
         self.output_key: object | None = None
 
     # -- arguments ---------------------------------------------------------------------------
@@ -95,36 +100,47 @@ class KernelBuilder:
             return v
         return self._add(("bitcast", v, t), K.BitcastOp(v, t))
 
-    def range(self, rid: int, size: Poly, kind: K.AxisKind) -> SSAValue:
-        if rid not in self._ranges:
-            self._ranges[rid] = self._add(None, K.RangeOp(self.index(size), kind))
-        return self._ranges[rid]
+    def dim(self, d: int | str) -> S.Expr:
+        """A shape dim as an expression: a symbol is a variable with its declared bounds."""
+        if isinstance(d, str):
+            lo, hi = self.symbols[d]
+            return S.Var(d, lo, hi, _SYM)
+        return S.const(d)
+
+    def range(self, rid: int, size: S.Expr, kind: K.AxisKind) -> tuple[S.Var, SSAValue]:
+        """Loop range ``rid`` (built once) and its index variable, which is known to stay below ``size``."""
+        var = S.Var(f"%r{rid}", 0, max(0, size.vmax - 1), _RANGE, below=size)
+        if var.name not in self._leaves:
+            self._leaves[var.name] = self._add(None, K.RangeOp(self.index(size), kind))
+        return var, self._leaves[var.name]
 
     def reduce(self, kind: K.ReduceKind, v: SSAValue, ranges: Sequence[SSAValue]) -> SSAValue:
         return self._add(("reduce", kind, v, *ranges), K.ReduceOp(kind, v, list(ranges)))
 
-    def load(self, buf: SSAValue, flat: Poly, gate: SSAValue | None) -> SSAValue:
+    def load(self, buf: SSAValue, flat: S.Expr, gate: SSAValue | None) -> SSAValue:
         idx = self.index(flat)
         return self._add(("load", buf, idx, gate), K.LoadOp(buf, idx, gate))
 
-    def store(self, buf: SSAValue, flat: Poly, v: SSAValue, gate: SSAValue | None) -> None:
+    def store(self, buf: SSAValue, flat: S.Expr, v: SSAValue, gate: SSAValue | None) -> None:
         self.block.add_op(K.StoreOp(buf, self.index(flat), v, gate))
 
-    def value_atom(self, v: SSAValue, lo: float, hi: float) -> Atom:
-        vid = len(self._values)
-        self._values[vid] = v
-        return Atom("value", vid, lo, hi)
+    def value_var(self, v: SSAValue, lo: int, hi: int) -> S.Var:
+        """An index value the scheduler cannot see into (a gathered position) as a variable within [lo, hi]."""
+        var = S.Var(f"%v{len(self._leaves)}", lo, hi, _VALUE)
+        self._leaves[var.name] = v
+        return var
 
     # -- index materialization -----------------------------------------------------------------
-    def index(self, p: Poly) -> SSAValue:
-        key = ("poly", p)
+    def index(self, p: S.Expr) -> SSAValue:
+        key = ("index", p)
         if key in self._memo:
             return self._memo[key]
         acc: SSAValue | None = None
-        for mono, coeff in p.terms:
+        terms, const = S.linear(p)
+        for mono, coeff in sorted(terms.items(), key=lambda tc: _emission_key(tc[0])):
             term: SSAValue | None = None
-            for atom in mono:
-                a = self._atom(atom)
+            for factor in sorted(S.factors(mono), key=_factor_key):
+                a = self._factor(factor)
                 term = a if term is None else self.alu("mul", term, a)
             assert term is not None
             if coeff == -1:
@@ -133,29 +149,26 @@ class KernelBuilder:
             if coeff != 1:
                 term = self.alu("mul", term, self.const(coeff, INDEX))
             acc = term if acc is None else self.alu("add", acc, term)
-        if p.const or acc is None:
-            c = self.const(p.const, INDEX)
+        if const or acc is None:
+            c = self.const(const, INDEX)
             acc = c if acc is None else self.alu("add", acc, c)
         self._memo[key] = acc
         return acc
 
-    def _atom(self, a: Atom) -> SSAValue:
-        if a.kind == "range":
-            return self._ranges[a.key]
-        if a.kind == "sym":
-            return self.sym(a.key)
-        if a.kind == "value":
-            return self._values[a.key]
-        num, den = (self.index(p) for p in a.key)
-        return self.alu("idiv" if a.kind == "div" else "mod", num, den)
+    def _factor(self, x: S.Expr) -> SSAValue:
+        """A factor of an index term: a variable, or a floor division or remainder (non-negative where the
+        scheduler builds them, so the kernel's truncating ``idiv``/``mod`` compute them)."""
+        if isinstance(x, S.Var):
+            return self._leaves[x.name] if x.name in self._leaves else self.sym(x.name)
+        assert isinstance(x, S.FloorDiv | S.FloorMod), f"not an index factor: {S.render(x)}"
+        return self.alu("idiv" if isinstance(x, S.FloorDiv) else "mod", self.index(x.lhs), self.index(x.rhs))
 
     def condition(self, conds: Sequence[Cond]) -> SSAValue | None:
         """The i1 value of a conjunction of `lo <= expr < hi` (None when there is nothing to check)."""
         out: SSAValue | None = None
         for expr, lo, hi in conds:
-            elo, ehi = expr.bounds()
-            llo, lhi = lo.bounds()
-            hlo, _ = hi.bounds()
+            elo, ehi = expr.bounds
+            lhi, hlo = lo.vmax, hi.vmin
             parts = []
             if not elo >= lhi:
                 parts.append(self.alu("cmple", self.index(lo), self.index(expr)))
@@ -164,3 +177,20 @@ class KernelBuilder:
             for c in parts:
                 out = c if out is None else self.alu("and", out, c)
         return out
+
+
+def _factor_key(x: S.Expr) -> tuple:
+    """The order factors are emitted in: divisions, remainders (by their operands' terms), then ranges, symbols,
+    values (by name)."""
+    if isinstance(x, S.Var):
+        return (2 + x.order, x.name)
+    return (0 if isinstance(x, S.FloorDiv) else 1, _sum_key(x.lhs), _sum_key(x.rhs))  # type: ignore[attr-defined]
+
+
+def _emission_key(term: S.Expr) -> list[tuple]:
+    """The order the terms of a sum are emitted in (by their factors' keys), which fixes the kernel's op order."""
+    return sorted(_factor_key(f) for f in S.factors(term))
+
+
+def _sum_key(x: S.Expr) -> list[list[tuple]]:
+    return sorted(_emission_key(t) for t in S.linear(x)[0])

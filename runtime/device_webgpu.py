@@ -20,7 +20,7 @@ buffers, then the symbol scalars):
   not from ``arrayLength``.
 - one WGSL module (``ProgramSpec.kernels.source``) holds all of a program's kernels; globals of different
   kernels may reuse binding numbers, but module-scope names must be unique (prefix them with the kernel name).
-- each launch carries ``global_size`` (3 ``kiln.support.symexpr`` expressions) and ``local_size`` (3 ints), from
+- each launch carries ``global_size`` (3 ``kiln.support.symbolic`` size texts) and ``local_size`` (3 ints), from
   the ``uop.kernel`` attributes of the same names.
 
 Objects live as long as they can: the adapter and device once per process (``kiln.targets.wgsl.toolchain``),
@@ -55,7 +55,7 @@ from kiln.dialects.types import Shape, to_numpy
 from kiln.runtime.devices import Device
 from kiln.support.errors import CompileError, InputError, KilnError
 from kiln.runtime.program import MAX_PLANS, ProgramSpec
-from kiln.support.symexpr import compile_expr
+from kiln.support.symbolic import compile_size
 from kiln.capabilities.description import TargetDescription
 from kiln.capabilities.wgsl import max_storage_buffers
 
@@ -170,8 +170,8 @@ class GPUSchedule:
         if len(launch.global_size) != 3 or len(launch.local_size) != 3:
             raise CompileError(f"{where}: global_size and local_size must have 3 entries")
         try:
-            grid = tuple(compile_expr(str(e)) for e in launch.global_size)
-            local = tuple(compile_expr(str(n))({}) for n in launch.local_size)
+            grid = tuple(compile_size(str(e)) for e in launch.global_size)
+            local = tuple(compile_size(str(n))({}) for n in launch.local_size)
         except (SyntaxError, ValueError, KeyError) as e:
             raise CompileError(
                 f"{where}: bad launch sizes {list(launch.global_size)} x {list(launch.local_size)} "

@@ -20,7 +20,7 @@ storage a call uses (inputs not included).
 CPU calling convention (the emitters produce it): a kernel is ``void name(args..., i64 core_start, i64
 core_end)``; ``args`` follow the launch's argument order, buffers as pointers, symbols as int64. The last two
 give the half-open slice of the kernel's outermost parallel range to compute; its size is the launch's
-``core_extent`` (a ``kiln.support.symexpr`` expression), or the kernel is called once with ``(0, 1)`` when
+``core_extent`` (a ``kiln.support.symbolic`` size text), or the kernel is called once with ``(0, 1)`` when
 ``core_extent`` is None.
 """
 
@@ -41,7 +41,7 @@ import numpy as np
 from kiln.dialects.types import DTYPES, Shape, to_numpy
 from kiln.support.errors import CompileError, InputError
 from kiln.targets.loaded import LoadedKernels
-from kiln.support.symexpr import compile_expr, symbols_of
+from kiln.support.symbolic import compile_size, size_symbols
 from kiln.runtime.threads import Range, ThreadPool, default_pool
 
 ALIGNMENT = 64
@@ -80,7 +80,7 @@ class LaunchSpec:
     ``core_extent`` is the size of the range split across threads (None: call once with (0, 1)), ``core_work``
     the estimated ALU ops per index of that range (None: unknown), from which the thread pool decides whether
     splitting pays. GPU: ``global_size`` (workgroups per grid dim) and ``local_size`` (threads per workgroup),
-    3 entries each, ints or ``kiln.support.symexpr`` expressions.
+    3 entries each, ints or ``kiln.support.symbolic`` size texts.
     """
 
     kernel: str
@@ -198,8 +198,8 @@ class ProgramSpec:
                     fail(f"launch {k} (@{launch.kernel}) has an argument of unknown kind '{kind}'")
             for expr in launch.expressions():
                 try:
-                    unknown = symbols_of(expr) - bounds.keys()
-                    compile_expr(expr)
+                    unknown = size_symbols(expr) - bounds.keys()
+                    compile_size(expr)
                 except (SyntaxError, ValueError) as e:
                     fail(f"launch {k} (@{launch.kernel}) has a bad size expression '{expr}': {e}")
                 if unknown:
@@ -472,7 +472,7 @@ class Executable:
             if launch.core_extent is None:
                 ranges: tuple[Range, ...] = ((0, 1),)
             else:
-                extent = max(0, compile_expr(launch.core_extent)(env))
+                extent = max(0, compile_size(launch.core_extent)(env))
                 ranges = self._pool.split(extent, launch.core_work)
             launches.append((fn, gather, ranges))
 

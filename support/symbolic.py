@@ -1,23 +1,40 @@
-"""Integer index expressions with interval bounds and an algebraic simplifier.
+"""The one symbolic integer algebra: index expressions with interval bounds and a simplifier.
 
-Used by ``uop-simplify`` (and available to the scheduler and optimizer) to reason about index arithmetic:
-every node knows its bounds (``vmin``/``vmax``, from the bounds of its variables), and the builder functions
-(``add``, ``mul``, ``cdiv``, ``cmod``, ``lt``, ...) return an already simplified expression, so building *is*
-simplifying. ``Expr.simplify()`` rebuilds an expression through the builders.
+Every engine that reasons about integer index arithmetic uses this module: the scheduler
+(``lowering/graph_to_kernel.py`` folds movement ops into index arithmetic), the linearizer, ``uop-simplify``, the
+optimizer's search space, and the runtime, which evaluates launch sizes stored as text in IR attributes.
 
-Semantics are those of the ``uop``/``kernel`` index ops: unbounded integers (index math is assumed not to
-overflow), division and remainder truncate toward zero as in C (``cdiv(-7, 2) == -3``, ``cmod(-7, 2) == -1``),
-comparisons and logical ops give 0 or 1.
+Contract:
 
-Normal forms: a linear combination is a ``Sum`` of (term, coefficient) pairs plus a constant (terms are never
-constants or sums); a product of non-constant factors is a ``Prod`` (sums are distributed); division and
-remainder by a constant always have a positive divisor.
+- Values are unbounded integers (index math is assumed not to overflow). Every node knows inclusive interval bounds
+  (``vmin``/``vmax``) derived from its variables' bounds; every value an expression takes for variable values
+  within their bounds lies within them.
+- The builders (``add``, ``mul``, ``cdiv``, ``fdiv``, ``lt``, ...) return an already simplified expression, so
+  building *is* simplifying; ``Expr.simplify()`` rebuilds an expression through them. Simplification never changes
+  the value for variable values within bounds.
+- Two division semantics, as distinct operations: ``cdiv``/``cmod`` truncate toward zero as in C and as the
+  ``uop``/``kernel`` index ops do (``cdiv(-7, 2) == -3``, ``cmod(-7, 2) == -1``); ``fdiv``/``fmod`` round toward
+  negative infinity as Python does (``fdiv(-7, 2) == -4``, ``fmod(-7, 2) == 1``), the semantics of the scheduler's
+  index algebra and of the size syntax. Comparisons and logical ops give 0 or 1.
+- Normal forms: a linear combination is a ``Sum`` of (term, coefficient) pairs plus a constant (terms are never
+  constants or sums; ``(x // c) * c + x % c`` recombines into ``x`` in either semantics); a product of non-constant
+  factors is a ``Prod`` (sums are distributed); division and remainder by a constant always have a positive
+  divisor, with multiples of the divisor split off and common factors taken out (``(i*64 + j) // 64`` is ``i`` for
+  ``0 <= j < 64``). A floor division by a symbolic divisor splits off what the divisor divides when the remainder
+  is provably below it, by bounds or because it is a variable declared ``below`` the divisor (a range of that size).
+- Text: ``parse`` reads the size syntax of IR attributes (``"ceildiv(N*32, 256)"``: ``+ - * // %`` with Python
+  semantics, ``ceildiv``, ``max``, ``min`` over symbol names and literals); ``render`` prints for messages.
+  ``compile_size`` turns size text into a closure evaluated at every kernel launch (the JIT's replay cost), parsed
+  and simplified once per distinct text and never ``eval``-ed.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import math
+import operator
+from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cached_property, reduce
 
@@ -90,6 +107,10 @@ class Expr:
         """The value for variable values ``env`` (by name)."""
         raise NotImplementedError
 
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        """A closure computing ``evaluate``: one call per node and no dispatch, for values computed at run time."""
+        raise NotImplementedError
+
     def rebuild(self, children: tuple[Expr, ...]) -> Expr:
         """The same operation over new children, built (so simplified) by the builders."""
         raise NotImplementedError
@@ -145,19 +166,26 @@ class Const(Expr):
     def evaluate(self, env: Mapping[str, int]) -> int:
         return self.value
 
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        value = self.value
+        return lambda env: value
+
 
 class Var(Expr):
-    """A variable with inclusive bounds; ``order`` places it among the terms of a sum (smaller first)."""
+    """A variable with inclusive bounds; ``order`` places it among the terms of a sum (smaller first).
+
+    ``below`` is an expression the variable is known to stay under even where bounds cannot show it: a loop
+    index over a symbolic size ``K`` is below ``K``, which lets ``fdiv(i*K + k, K)`` fold to ``i``."""
 
     RANK = 0
 
-    def __init__(self, name: str, lo: int, hi: int, order: int = 0):
+    def __init__(self, name: str, lo: int, hi: int, order: int = 0, below: Expr | None = None):
         if lo > hi:
             raise ValueError(f"variable {name} has empty bounds [{lo}, {hi}]")
-        self.name, self.lo, self.hi, self.order = name, int(lo), int(hi), order
+        self.name, self.lo, self.hi, self.order, self.below = name, int(lo), int(hi), order, below
 
     def _fields(self) -> tuple:
-        return (self.name, self.lo, self.hi, self.order)
+        return (self.name, self.lo, self.hi, self.order, self.below)
 
     def _tag(self) -> tuple:
         return (self.order, self.name, self.lo, self.hi)
@@ -167,6 +195,10 @@ class Var(Expr):
 
     def evaluate(self, env: Mapping[str, int]) -> int:
         return env[self.name]
+
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        name = self.name
+        return lambda env: env[name]
 
 
 class Sum(Expr):
@@ -197,6 +229,14 @@ class Sum(Expr):
     def evaluate(self, env: Mapping[str, int]) -> int:
         return self.const + sum(t.evaluate(env) * c for t, c in self.terms)
 
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        const = self.const
+        terms = tuple((t.compile(), c) for t, c in self.terms)
+        if len(terms) == 1:
+            ((f, c),) = terms
+            return lambda env: f(env) * c + const
+        return lambda env: const + sum(f(env) * c for f, c in terms)
+
     def rebuild(self, children: tuple[Expr, ...]) -> Expr:
         return reduce(add, (mul(t, c) for t, (_, c) in zip(children, self.terms)), Const(self.const))
 
@@ -221,6 +261,10 @@ class Prod(Expr):
 
     def evaluate(self, env: Mapping[str, int]) -> int:
         return math.prod(f.evaluate(env) for f in self.factors)
+
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        factors = tuple(f.compile() for f in self.factors)
+        return lambda env: math.prod(f(env) for f in factors)
 
     def rebuild(self, children: tuple[Expr, ...]) -> Expr:
         return reduce(mul, children)
@@ -248,20 +292,28 @@ class Binary(Expr):
     def evaluate(self, env: Mapping[str, int]) -> int:
         return _EVAL[self.OP](self.lhs.evaluate(env), self.rhs.evaluate(env))
 
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        op, lhs, rhs = _EVAL[self.OP], self.lhs.compile(), self.rhs.compile()
+        return lambda env: op(lhs(env), rhs(env))
+
     def rebuild(self, children: tuple[Expr, ...]) -> Expr:
         return BUILDERS[self.OP](*children)
 
 
-class Div(Binary):
-    OP = "div"
+class Quotient(Binary):
+    """A division, truncating (``Div``) or flooring (``FloorDiv``)."""
 
     def _bounds(self) -> tuple[int, int]:
         (a, b), (c, d) = self.lhs.bounds, self.rhs.bounds
-        if c > 0 or d < 0:  # trunc(x / y) is monotone in x and in y while y keeps its sign
-            q = [c_div(x, y) for x in (a, b) for y in (c, d)]
+        if c > 0 or d < 0:  # either rounding of x / y is monotone in x and in y while y keeps its sign
+            q = [_EVAL[self.OP](x, y) for x in (a, b) for y in (c, d)]
             return (min(q), max(q))
         m = max(abs(a), abs(b))
         return (-m, m)
+
+
+class Div(Quotient):
+    OP = "div"
 
 
 class Mod(Binary):
@@ -277,6 +329,25 @@ class Mod(Binary):
         if b <= 0:
             return (max(a, -m), 0)
         return (max(a, -m), min(b, m))
+
+
+class FloorDiv(Quotient):
+    OP = "floordiv"
+
+
+class FloorMod(Binary):
+    OP = "floormod"
+
+    def _bounds(self) -> tuple[int, int]:
+        (a, b), (c, d) = self.lhs.bounds, self.rhs.bounds
+        if c == d and c > 0 and a // c == b // c:  # the whole range stays within one period
+            return (a % c, b % c)
+        if c > 0:  # the sign of the divisor
+            return (0, d - 1 if a < 0 else min(b, d - 1))
+        if d < 0:
+            return (c + 1, 0)
+        m = max(-c, d) - 1
+        return (-m, m)
 
 
 class Max(Binary):
@@ -339,6 +410,10 @@ class Not(Expr):
     def evaluate(self, env: Mapping[str, int]) -> int:
         return int(not self.x.evaluate(env))
 
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        x = self.x.compile()
+        return lambda env: int(not x(env))
+
     def rebuild(self, children: tuple[Expr, ...]) -> Expr:
         return logical_not(children[0])
 
@@ -362,6 +437,10 @@ class Where(Expr):
     def evaluate(self, env: Mapping[str, int]) -> int:
         return self.lhs.evaluate(env) if self.cond.evaluate(env) else self.rhs.evaluate(env)
 
+    def compile(self) -> Callable[[Mapping[str, int]], int]:
+        cond, lhs, rhs = self.cond.compile(), self.lhs.compile(), self.rhs.compile()
+        return lambda env: lhs(env) if cond(env) else rhs(env)
+
     def rebuild(self, children: tuple[Expr, ...]) -> Expr:
         return where(*children)
 
@@ -369,6 +448,8 @@ class Where(Expr):
 _EVAL: dict[str, Callable[[int, int], int]] = {
     "div": c_div,
     "mod": c_mod,
+    "floordiv": operator.floordiv,
+    "floormod": operator.mod,
     "max": max,
     "min": min,
     "lt": lambda a, b: int(a < b),
@@ -398,8 +479,8 @@ def _e(x: ExprLike) -> Expr:
     return x if isinstance(x, Expr) else Const(x)
 
 
-def _linear(x: Expr) -> tuple[dict[Expr, int], int]:
-    """``x`` as (term -> coefficient, constant)."""
+def linear(x: Expr) -> tuple[dict[Expr, int], int]:
+    """``x`` as (term -> coefficient, constant): what a consumer iterates to materialize a sum."""
     if isinstance(x, Const):
         return {}, x.value
     if isinstance(x, Sum):
@@ -407,15 +488,20 @@ def _linear(x: Expr) -> tuple[dict[Expr, int], int]:
     return {x: 1}, 0
 
 
+_QUOTIENT_OF: dict[type[Binary], type[Binary]] = {Mod: Div, FloorMod: FloorDiv}
+"""The division each remainder node is the remainder of."""
+
+
 def _make_sum(terms: dict[Expr, int], k: int) -> Expr:
-    """The normal form of ``sum(coef * term) + k``; recombines ``(x // c) * c + x % c`` into ``x``."""
+    """The normal form of ``sum(coef * term) + k``; recombines ``(x // c) * c + x % c`` into ``x`` (in either
+    division semantics: the identity holds for both)."""
     terms = {t: c for t, c in terms.items() if c}
-    for t in [t for t in terms if isinstance(t, Mod) and isinstance(t.rhs, Const)]:
-        div = Div(t.lhs, t.rhs)
+    for t in [t for t in terms if type(t) in _QUOTIENT_OF and isinstance(t.rhs, Const)]:
+        div = _QUOTIENT_OF[type(t)](t.lhs, t.rhs)
         coef = terms.get(t)
         if coef and terms.get(div) == coef * t.rhs.value:
             del terms[t], terms[div]
-            x_terms, x_k = _linear(t.lhs)
+            x_terms, x_k = linear(t.lhs)
             for u, c in x_terms.items():
                 terms[u] = terms.get(u, 0) + c * coef
             return _make_sum(terms, k + x_k * coef)
@@ -429,7 +515,7 @@ def _make_sum(terms: dict[Expr, int], k: int) -> Expr:
 
 
 def add(a: ExprLike, b: ExprLike) -> Expr:
-    (ta, ka), (tb, kb) = _linear(_e(a)), _linear(_e(b))
+    (ta, ka), (tb, kb) = linear(_e(a)), linear(_e(b))
     for t, c in tb.items():
         ta[t] = ta.get(t, 0) + c
     return _make_sum(ta, ka + kb)
@@ -440,11 +526,12 @@ def sub(a: ExprLike, b: ExprLike) -> Expr:
 
 
 def _scale(x: Expr, k: int) -> Expr:
-    terms, c = _linear(x)
+    terms, c = linear(x)
     return _make_sum({t: v * k for t, v in terms.items()}, c * k)
 
 
-def _factors(x: Expr) -> tuple[Expr, ...]:
+def factors(x: Expr) -> tuple[Expr, ...]:
+    """The factors of a product term (the term itself when it is not a product)."""
     return x.factors if isinstance(x, Prod) else (x,)
 
 
@@ -455,7 +542,7 @@ def mul(a: ExprLike, b: ExprLike) -> Expr:
     if isinstance(b, Const):
         return _scale(a, b.value)
     if isinstance(a, Sum) or isinstance(b, Sum):  # distribute: a polynomial normal form
-        (ta, ka), (tb, kb) = _linear(a), _linear(b)
+        (ta, ka), (tb, kb) = linear(a), linear(b)
         out: Expr = Const(ka * kb)
         for t, c in ta.items():
             out = add(out, _scale(t, c * kb))
@@ -464,7 +551,7 @@ def mul(a: ExprLike, b: ExprLike) -> Expr:
         for u, d in tb.items():
             out = add(out, _scale(u, ka * d))
         return out
-    return Prod(tuple(sorted(_factors(a) + _factors(b), key=lambda f: f.sort_key)))
+    return Prod(tuple(sorted(factors(a) + factors(b), key=lambda f: f.sort_key)))
 
 
 def _same_sign(x: Expr, y: Expr) -> bool:
@@ -472,19 +559,23 @@ def _same_sign(x: Expr, y: Expr) -> bool:
     return (x.vmin >= 0 and y.vmin >= 0) or (x.vmax <= 0 and y.vmax <= 0)
 
 
-def _split_multiples(x: Expr, c: int) -> tuple[Expr, Expr] | None:
-    """``x = c * q + r`` where q collects the terms whose coefficient c divides and the floor quotient of
-    the constant; None when nothing splits off."""
-    terms, k = _linear(x)
+def _split_at(x: Expr, c: int) -> tuple[Expr, Expr]:
+    """``(q, r)`` with ``x = c * q + r``: q takes the terms whose coefficient c divides and the floor quotient of
+    the constant, r the rest (so ``fdiv(x, c) == q + fdiv(r, c)`` whatever the signs)."""
+    terms, k = linear(x)
     q_terms = {t: v // c for t, v in terms.items() if v % c == 0}
     r_terms = {t: v for t, v in terms.items() if v % c}
-    if not q_terms and k // c == 0:
-        return None
     return _make_sum(q_terms, k // c), _make_sum(r_terms, k % c)
 
 
+def _split_multiples(x: Expr, c: int) -> tuple[Expr, Expr] | None:
+    """``_split_at``, or None when nothing splits off."""
+    q, r = _split_at(x, c)
+    return None if q == Const(0) else (q, r)
+
+
 def _common_factor(x: Expr, c: int) -> int:
-    terms, k = _linear(x)
+    terms, k = linear(x)
     return math.gcd(c, k, *terms.values())
 
 
@@ -521,7 +612,7 @@ def cdiv(a: ExprLike, b: ExprLike) -> Expr:
 
 
 def _scale_down(x: Expr, g: int) -> Expr:
-    terms, k = _linear(x)
+    terms, k = linear(x)
     return _make_sum({t: v // g for t, v in terms.items()}, k // g)
 
 
@@ -554,9 +645,103 @@ def cmod(a: ExprLike, b: ExprLike) -> Expr:
     return Mod(a, Const(c))
 
 
+def _factor(x: Expr, c: int) -> tuple[Expr, Expr, int] | None:
+    """``(part, small, g)`` with ``x = part * g + small``, ``g`` a divisor of ``c`` above 1 and
+    ``0 <= small < g``: then ``x // c == part // (c // g)`` and ``x % c == (part % (c // g)) * g + small`` in floor
+    semantics (``(4*i + j) // 8`` is ``i // 2`` for ``0 <= j < 4``). The largest such g, or None."""
+    terms, k = linear(x)
+    for g in sorted({math.gcd(c, v) for v in terms.values()} - {1, c}, reverse=True):
+        small = _make_sum({t: v for t, v in terms.items() if v % g}, k % g)
+        if 0 <= small.vmin and small.vmax < g:
+            return _make_sum({t: v // g for t, v in terms.items() if v % g == 0}, k // g), small, g
+    return None
+
+
+def _split_symbolic(x: Expr, d: Expr) -> tuple[Expr, Expr] | None:
+    """``(q, r)`` with ``x = q * d + r`` and ``0 <= r < d``, for a positive divisor that is one variable or a
+    product of them: what a reshape over symbolic dims leaves, ``(i*K + k) // K`` with ``k`` a range of size
+    ``K``. None when ``0 <= r < d`` cannot be shown."""
+    if isinstance(d, (Const, Sum)) or d.vmin <= 0:
+        return None
+    divisor = Counter(factors(d))
+    terms, k = linear(x)
+    q: Expr = Const(0)
+    r: Expr = Const(k)
+    for t, v in terms.items():
+        have = Counter(factors(t))
+        if have & divisor == divisor:
+            q = add(q, reduce(mul, (have - divisor).elements(), Const(v)))
+        else:
+            r = add(r, mul(t, v))
+    below = r.vmax < d.vmin or (isinstance(r, Var) and r.below == d)
+    return (q, r) if r.vmin >= 0 and below else None
+
+
+def fdiv(a: ExprLike, b: ExprLike) -> Expr:
+    """``a / b`` rounded toward negative infinity (Python's ``//``)."""
+    a, b = _e(a), _e(b)
+    if not isinstance(b, Const):
+        if a == b and b.vmin > 0:
+            return Const(1)
+        if (split := _split_symbolic(a, b)) is not None:
+            return split[0]
+        return FloorDiv(a, b)
+    c = b.value
+    if c == 0:
+        return FloorDiv(a, b)  # undefined: left for the target
+    if isinstance(a, Const):
+        return Const(a.value // c)
+    if c < 0:
+        return fdiv(mul(a, -1), -c)
+    if c == 1:
+        return a
+    q, r = _split_at(a, c)
+    if 0 <= r.vmin and r.vmax < c:
+        return q
+    if (factored := _factor(r, c)) is not None:
+        part, _, g = factored
+        return add(q, fdiv(part, c // g))
+    return add(q, FloorDiv(r, b))
+
+
+def fmod(a: ExprLike, b: ExprLike) -> Expr:
+    """Remainder of ``fdiv(a, b)`` (Python's ``%``): the sign of ``b``."""
+    a, b = _e(a), _e(b)
+    if not isinstance(b, Const):
+        if 0 <= a.vmin and a.vmax < b.vmin:
+            return a
+        if (split := _split_symbolic(a, b)) is not None:
+            return split[1]
+        return FloorMod(a, b)
+    c = b.value
+    if c == 0:
+        return FloorMod(a, b)
+    if isinstance(a, Const):
+        return Const(a.value % c)
+    if c < 0:
+        return mul(fmod(mul(a, -1), -c), -1)
+    if c == 1:
+        return Const(0)
+    _, r = _split_at(a, c)
+    if 0 <= r.vmin and r.vmax < c:
+        return r
+    if (factored := _factor(r, c)) is not None:
+        part, small, g = factored
+        return add(mul(fmod(part, c // g), g), small)
+    return FloorMod(r, b)
+
+
+def ceildiv(a: ExprLike, b: ExprLike) -> Expr:
+    """``a / b`` rounded toward positive infinity."""
+    a, b = _e(a), _e(b)
+    if b.vmin > 0:  # the form sizes take: (a + b - 1) // b
+        return fdiv(add(a, sub(b, 1)), b)
+    return mul(fdiv(mul(a, -1), b), -1)
+
+
 def _shift_constant(a: Expr, b: Expr) -> tuple[Expr, Expr]:
     """Move the constant of ``a - b`` to the right-hand side: ``x + 3 < y + 10`` -> ``x < y + 7``."""
-    _, ka = _linear(a)
+    _, ka = linear(a)
     return sub(a, ka), sub(b, ka)
 
 
@@ -570,7 +755,7 @@ def lt(a: ExprLike, b: ExprLike) -> Expr:
         return Const(0)
     a, b = _shift_constant(a, b)
     if isinstance(b, Const):
-        terms, _ = _linear(a)
+        terms, _ = linear(a)
         g = math.gcd(*terms.values())
         if g > 1:  # g*x < B  <=>  x < ceil(B / g)
             return Lt(_scale_down(a, g), Const(-(-b.value // g)))
@@ -684,6 +869,9 @@ BUILDERS: dict[str, Callable[..., Expr]] = {
     "mul": mul,
     "div": cdiv,
     "mod": cmod,
+    "floordiv": fdiv,
+    "floormod": fmod,
+    "ceildiv": ceildiv,
     "max": maximum,
     "min": minimum,
     "lt": lt,
@@ -724,25 +912,47 @@ def render(x: Expr) -> str:
     return f"{x.OP}({render(x.lhs)}, {render(x.rhs)})"
 
 
-def parse(text: str, variables: Mapping[str, Expr]) -> Expr:
-    """An expression from ``runtime.symexpr`` syntax (``"ceildiv(N*32, 256)"``; symbols are looked up in
-    ``variables``); ``//`` on the non-negative sizes this syntax describes is C division."""
+_SIZE_OPS: dict[type, Callable[[Expr, Expr], Expr]] = {
+    ast.Add: add,
+    ast.Sub: sub,
+    ast.Mult: mul,
+    ast.FloorDiv: fdiv,
+    ast.Mod: fmod,
+}
+_SIZE_CALLS: dict[str, Callable[[Expr, Expr], Expr]] = {"ceildiv": ceildiv, "max": maximum, "min": minimum}
+
+
+def parse(text: str, variables: Mapping[str, Expr] | None = None) -> Expr:
+    """An expression in the size syntax of IR attributes (``"ceildiv(N*32, 256)"``): ``+ - * // %`` with Python
+    semantics, ``ceildiv``, ``max`` and ``min`` over integer literals and symbol names. A name is looked up in
+    ``variables``; without them every name is a variable nothing is known about."""
 
     def build(node: ast.AST) -> Expr:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
             return Const(node.value)
         if isinstance(node, ast.Name):
-            return variables[node.id]
-        if isinstance(node, ast.BinOp):
-            op = {ast.Add: add, ast.Sub: sub, ast.Mult: mul, ast.FloorDiv: cdiv, ast.Mod: cmod}.get(type(node.op))
-            if op is not None:
-                return op(build(node.left), build(node.right))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 2:
-            a, b = build(node.args[0]), build(node.args[1])
-            if node.func.id == "ceildiv":
-                return cdiv(add(a, sub(b, 1)), b)
-            if node.func.id in ("max", "min"):
-                return (maximum if node.func.id == "max" else minimum)(a, b)
+            return variables[node.id] if variables is not None else Var(node.id, INDEX_MIN, INDEX_MAX)
+        if isinstance(node, ast.BinOp) and type(node.op) in _SIZE_OPS:
+            return _SIZE_OPS[type(node.op)](build(node.left), build(node.right))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SIZE_CALLS:
+            if len(node.args) == 2 and not node.keywords:
+                return _SIZE_CALLS[node.func.id](build(node.args[0]), build(node.args[1]))
         raise ValueError(f"unsupported size expression: {ast.unparse(node)}")
 
     return build(ast.parse(text, mode="eval").body)
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_size(text: str) -> Callable[[Mapping[str, int]], int]:
+    """A closure computing size text from symbol values: parsed, simplified and compiled once per distinct text,
+    so a kernel launch pays one closure call per size."""
+    return parse(text).compile()
+
+
+def evaluate_size(text: str, symbols: Mapping[str, int]) -> int:
+    return compile_size(text)(symbols)
+
+
+def size_symbols(text: str) -> set[str]:
+    """The symbol names size text depends on."""
+    return {v.name for v in parse(text).variables()}

@@ -36,7 +36,7 @@ from kiln.lowering.linearize.group import Grouping, Stage
 from kiln.lowering.linearize.launch import GpuLaunch, Launch, RangeInfo, describe_range, make_launch
 from kiln.lowering.linearize.nodes import Node, Program, Scope, conjunction, iadd, idiv, imul, innermost
 from kiln.lowering.linearize.tensor_core import WARP_SHAPE, TensorCorePlan, plan_tensor_core
-from kiln.support.symexpr import evaluate
+from kiln.support.symbolic import evaluate_size
 from kiln.capabilities.description import TargetDescription
 from kiln.support.diagnostics import error_at
 
@@ -123,7 +123,7 @@ class Instantiator:
         for op in self.kernel.body.block.ops:
             if isinstance(op, K.RangeOp):
                 size, text = self._size(op, op.size)
-                size_max = evaluate(text, {name: hi for name, (lo, hi) in bounds.items()})
+                size_max = evaluate_size(text, {name: hi for name, (lo, hi) in bounds.items()})
                 info = RangeInfo(op.result, op.kind.data, next(position), size, text, size_max, op.result.name_hint)
                 if info.kind in EXPANDED and info.const_size is None:
                     raise error_at(op, f"{info.kind.value} range {describe_range(info)} must have a constant size")
@@ -140,7 +140,7 @@ class Instantiator:
 
     def _size(self, r: K.RangeOp, v: SSAValue) -> tuple[Node, str]:
         """A range size (a const, an index argument, or ``add``/``mul``/``idiv`` of those, as ``padto`` builds
-        for a symbolic size) as a node and as a ``runtime.symexpr`` text."""
+        for a symbolic size) as a node and as ``kiln.support.symbolic`` size text."""
         owner = v.owner
         if isinstance(owner, K.ConstOp):
             n = owner.value.value.data  # type: ignore[union-attr]

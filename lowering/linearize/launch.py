@@ -40,7 +40,7 @@ class RangeInfo:
     position: int
     size: Node
     size_text: str
-    """The size as a ``runtime.symexpr`` expression: "128" or a symbol name."""
+    """The size as ``kiln.support.symbolic`` size text: "128" or a symbol name."""
     size_max: int
     name: str | None
 
@@ -385,7 +385,7 @@ class GpuLaunch(Launch):
 
 
 def _text(n: Node, symbolic: str) -> str:
-    """A launch size as a symexpr string: the number when ``n`` folded to a constant."""
+    """A launch size as size text (``kiln.support.symbolic``): the number when ``n`` folded to a constant."""
     c = const_value(n)
     return symbolic if c is None else str(c)
 

@@ -20,7 +20,6 @@ from kiln.dialects import kernel as K
 from kiln.dialects.alu import AluOp
 from kiln.dialects.types import declared_dims
 from kiln.support import symbolic as S
-from kiln.support.symexpr import evaluate
 
 AxisKind = K.AxisKind
 
@@ -113,7 +112,7 @@ def _const(v: SSAValue) -> int | None:
 
 
 def size_text(v: SSAValue, symbols: list[str]) -> str:
-    """A range size as a ``runtime.symexpr`` expression over the kernel's symbolic dims."""
+    """A range size as ``kiln.support.symbolic`` size text over the kernel's symbolic dims."""
     if (n := _const(v)) is not None:
         return str(n)
     if isinstance(v, BlockArgument):
@@ -128,7 +127,7 @@ def size_text(v: SSAValue, symbols: list[str]) -> str:
 
 def size_bound(r: K.RangeOp, bounds: dict[str, tuple[int, int]], symbols: list[str]) -> int:
     """The size of a range, or its value at the upper bounds of the symbolic dims (sizes only grow with them)."""
-    return evaluate(size_text(r.size, symbols), {name: hi for name, (lo, hi) in bounds.items()})
+    return S.evaluate_size(size_text(r.size, symbols), {name: hi for name, (lo, hi) in bounds.items()})
 
 
 def dependencies(kernel: K.KernelOp) -> dict[Operation, frozenset[SSAValue]]:

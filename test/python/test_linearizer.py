@@ -27,7 +27,7 @@ from kiln.lowering.kernel_to_uop import ConvertKernelToUop
 from kiln.support.symbolic import c_div
 from kiln.passes.uop_simplify import UopSimplify
 from kiln.compiler.registry import make_context
-from kiln.support.symexpr import evaluate
+from kiln.support.symbolic import evaluate_size
 
 # ---------------------------------------------------------------------------------------------
 # a reference evaluator for uop kernels
@@ -283,12 +283,12 @@ def launch(
     symbols = symbols or {}
     attrs = kernel.attributes
     if "core_extent" in attrs:
-        extent = evaluate(attrs["core_extent"].data, symbols)  # type: ignore[union-attr]
+        extent = evaluate_size(attrs["core_extent"].data, symbols)  # type: ignore[union-attr]
         cuts = sorted({0, extent, *(extent * t // threads for t in range(1, threads))})
         for start, end in zip(cuts, cuts[1:]):
             run_kernel(kernel, args, {"core_start": start, "core_end": end})
         return
-    grid = grid or [evaluate(s.data, symbols) for s in attrs["global_size"].data]  # type: ignore[union-attr]
+    grid = grid or [evaluate_size(s.data, symbols) for s in attrs["global_size"].data]  # type: ignore[union-attr]
     block = [n.value.data for n in attrs["local_size"].data]  # type: ignore[union-attr]
     for g in itertools.product(*(range(n) for n in reversed(grid))):
         groups = {f"group_id.{a}": v for a, v in zip("zyx", g)}

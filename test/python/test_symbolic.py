@@ -90,16 +90,46 @@ def test_bounds() -> None:
     assert S.mul(s, s).bounds == (-100, 100)
 
 
-def test_parse_symexpr() -> None:
+def test_floor_division_semantics() -> None:
+    assert S.fdiv(-7, 2) == Const(-4) and S.fmod(-7, 2) == Const(1)
+    assert S.fdiv(7, -2) == Const(-4) and S.fmod(7, -2) == Const(-1)
+    assert S.ceildiv(-7, 2) == Const(-3) and S.ceildiv(7, 2) == Const(4)
+    assert S.fdiv(s, 4) != S.cdiv(s, 4)  # distinct operations where signs make them differ
+
+
+def test_floor_normal_forms() -> None:
+    assert S.fdiv(i * 64 + k, 64) == i and S.fmod(i * 64 + k, 64) == k
+    assert S.fdiv(s * 64 + k, 64) == s  # floor semantics split multiples off whatever their sign
+    assert S.fdiv(i * 4 + S.Var("q", 0, 3), 8) == S.fdiv(i, 2)  # a common factor taken out
+    assert S.fmod(i * 4 + S.Var("q", 0, 3), 8) == S.fmod(i, 2) * 4 + S.Var("q", 0, 3)
+    assert S.fdiv(s, 4) * 4 + S.fmod(s, 4) == s  # recombination, as after a reshape of a reshape
+    assert S.cdiv(s, 4) * 4 + S.cmod(s, 4) == s
+
+
+def test_symbolic_divisor() -> None:
+    size = Var("K", 1, 64)
+    inner = Var("r1", 0, 63, below=size)
+    flat = i * size + inner
+    assert S.fdiv(flat, size) == i and S.fmod(flat, size) == inner
+    assert S.fdiv(i * size * n, size * n) == i  # a product of symbols divides too
+    unknown = Var("r2", 0, 63)  # bounds cannot show r2 < K
+    assert isinstance(S.fdiv(i * size + unknown, size), S.FloorDiv)
+
+
+def test_parse_size_text() -> None:
     size = S.parse("ceildiv(N*32, 256)", {"N": n})
     assert size.bounds == (1, 512)
     assert size.evaluate({"N": 9}) == 2
+    assert S.compile_size("ceildiv(N*32, 256)")({"N": 9}) == 2
+    assert S.evaluate_size("(N - 9) // 4 + (N - 9) % 4", {"N": 2}) == (2 - 9) // 4 + (2 - 9) % 4  # Python semantics
+    assert S.size_symbols("max(N, 3) * M + 1") == {"N", "M"}
 
 
 # ---------------------------------------------------------------------------------------------
 # property: simplified expressions evaluate like the expression they came from
 
 BINARY = ["add", "sub", "mul", "max", "min", "lt", "le", "eq", "ne", "and", "or"]
+DIVISIONS = ["div", "mod", "floordiv", "floormod", "ceildiv"]
 
 
 def _reference(op: str, *args: int) -> int:
@@ -111,6 +141,9 @@ def _reference(op: str, *args: int) -> int:
         "mul": lambda: a * b,
         "div": lambda: c_div(a, b),
         "mod": lambda: c_mod(a, b),
+        "floordiv": lambda: a // b,
+        "floormod": lambda: a % b,
+        "ceildiv": lambda: -(-a // b),
         "max": lambda: max(a, b),
         "min": lambda: min(a, b),
         "lt": lambda: int(a < b),
@@ -156,11 +189,11 @@ divisors = st.one_of(
 def _extend(children: st.SearchStrategy[Tree]) -> st.SearchStrategy[Tree]:
     return st.one_of(
         st.tuples(st.sampled_from(BINARY), children, children),
-        st.tuples(st.sampled_from(["div", "mod"]), children, divisors),
+        st.tuples(st.sampled_from(DIVISIONS), children, divisors),
         st.tuples(st.just("not"), children),
         st.tuples(st.just("where"), children, children, children),
         # the shapes index arithmetic takes: (a*c + b) // c, x % c
-        st.tuples(st.integers(1, 9), children, children, st.sampled_from(["div", "mod"])).map(
+        st.tuples(st.integers(1, 9), children, children, st.sampled_from(DIVISIONS)).map(
             lambda t: (t[3], ("add", ("mul", t[1], ("const", t[0])), t[2]), ("const", t[0]))
         ),
     )
@@ -188,3 +221,127 @@ def test_simplified_expressions_evaluate_equal(
         assert got == want, f"{S.render(expr)} at {env}: {got} != {want}"
         assert expr.vmin <= got <= expr.vmax, f"{S.render(expr)} at {env}: {got} outside {expr.bounds}"
         assert again.evaluate(env) == want
+        assert expr.compile()(env) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    coefs=st.tuples(st.integers(-16, 16), st.integers(-16, 16), st.integers(-40, 40)),
+    c=st.integers(2, 16),
+    op=st.sampled_from(DIVISIONS),
+    xb=bounds,
+    yb=bounds,
+)
+def test_linear_index_division_preserves_value(
+    coefs: tuple[int, int, int], c: int, op: str, xb: tuple[int, int], yb: tuple[int, int]
+) -> None:
+    """``(x*a + y*b + k) op c``, the shape index arithmetic takes (where splitting off multiples and taking out
+    common factors apply), at every point of the bound box."""
+    a, b, k = coefs
+    x, y = Var("x", *xb, order=0), Var("y", *yb, order=1)
+    expr = S.BUILDERS[op](x * a + y * b + k, c)
+    for xv in range(xb[0], xb[1] + 1):
+        for yv in range(yb[0], yb[1] + 1):
+            want = _reference(op, xv * a + yv * b + k, c)
+            assert expr.evaluate({"x": xv, "y": yv}) == want, f"{S.render(expr)} at x={xv}, y={yv}"
+            assert expr.vmin <= want <= expr.vmax
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    g=st.integers(2, 8),
+    t=st.integers(2, 4),
+    m=st.integers(-3, 3),
+    w=st.integers(0, 10),
+    k=st.integers(-20, 20),
+    op=st.sampled_from(DIVISIONS),
+)
+def test_common_factor_preserves_value(g: int, t: int, m: int, w: int, k: int, op: str) -> None:
+    """``(x*g*m + y + k) op (g*t)`` with ``y`` in ``[0, w]``: a factor ``g`` can be taken out exactly when what
+    is left below it stays below it (the edge ``w`` near ``g`` is where a wrong bound shows)."""
+    x, y = Var("x", -5, 5, order=0), Var("y", 0, w, order=1)
+    expr = S.BUILDERS[op](x * (g * m) + y + k, g * t)
+    for xv in range(-5, 6):
+        for yv in range(w + 1):
+            want = _reference(op, xv * g * m + yv + k, g * t)
+            assert expr.evaluate({"x": xv, "y": yv}) == want, f"{S.render(expr)} at x={xv}, y={yv}"
+            assert expr.vmin <= want <= expr.vmax
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    outer=st.tuples(st.integers(-5, 5), st.integers(0, 20)),
+    kmax=st.integers(1, 9),
+    coef=st.integers(-3, 3),
+    const=st.integers(-20, 20),
+    op=st.sampled_from(["floordiv", "floormod"]),
+    seed=st.integers(0, 2**32),
+)
+def test_symbolic_divisor_preserves_value(
+    outer: tuple[int, int], kmax: int, coef: int, const: int, op: str, seed: int
+) -> None:
+    """``(i*K + k) * c + K*const`` over a symbolic ``K`` and a range ``k`` below it, divided by K."""
+    size = Var("K", 1, kmax)
+    x = Var("x", outer[0], outer[0] + outer[1])
+    inner = Var("k", 0, kmax - 1, below=size)
+    expr = S.BUILDERS[op](S.add(S.mul(S.add(S.mul(x, size), inner), coef), S.mul(size, const)), size)
+    rng = random.Random(seed)
+    for _ in range(40):
+        kv = rng.randint(1, kmax)
+        env = {"K": kv, "x": rng.randint(outer[0], outer[0] + outer[1]), "k": rng.randint(0, kv - 1)}
+        want = _reference(op, ((env["x"] * kv + env["k"]) * coef + kv * const), kv)
+        assert expr.evaluate(env) == want, f"{S.render(expr)} at {env}"
+        assert expr.vmin <= want <= expr.vmax
+
+
+SIZE_NAMES = ["N", "M"]
+size_leaves = st.one_of(st.sampled_from(SIZE_NAMES), st.integers(0, 300).map(str))
+
+
+def _size_extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    positive = st.integers(1, 64).map(str)
+    return st.one_of(
+        st.tuples(children, st.sampled_from(["+", "-", "*"]), children).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(children, st.sampled_from(["//", "%"]), st.one_of(positive, st.just("M"))).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        st.tuples(st.sampled_from(["ceildiv", "max", "min"]), children, positive).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.recursive(size_leaves, _size_extend, max_leaves=8), nv=st.integers(0, 5000), mv=st.integers(1, 64))
+def test_size_text_evaluates_as_python(text: str, nv: int, mv: int) -> None:
+    """Size text means what Python means by it (``ceildiv(a, b)`` is ``-(-a // b)``)."""
+    env = {"N": nv, "M": mv}
+    want = eval(text, {"ceildiv": lambda a, b: -(-a // b), "max": max, "min": min}, dict(env))  # noqa: S307 - test oracle
+    assert S.evaluate_size(text, env) == want
+
+
+# ---------------------------------------------------------------------------------------------
+# what the scheduler relies on: a reshape's index round trip folds away
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dims=st.lists(st.one_of(st.integers(1, 6), st.just("K")), min_size=1, max_size=4),
+    kmax=st.integers(1, 8),
+    seed=st.integers(0, 2**32),
+)
+def test_reshape_round_trip(dims: list[int | str], kmax: int, seed: int) -> None:
+    """``delinearize(linearize(idx))`` over the ranges of a shape gives the ranges back in value, and in form
+    for static dims of size 2 or more (the scheduler's static reshapes leave no div/mod behind). A symbolic
+    stride with a coefficient (``K*2``) is not folded: its remainder is below it only by reasoning over ``K``."""
+    from kiln.lowering.graph_to_kernel import delinearize, linearize
+
+    size = Var("K", 1, kmax, order=1)
+    shape = [size if d == "K" else Const(d) for d in dims]
+    ranges = [Var(f"%r{n}", 0, max(0, d.vmax - 1), below=d) for n, d in enumerate(shape)]
+    back = delinearize(linearize(list(ranges), shape), shape)
+    if all(isinstance(d, int) and d > 1 for d in dims):
+        assert back == ranges
+    rng = random.Random(seed)
+    for _ in range(20):
+        kv = rng.randint(1, kmax)
+        env = {"K": kv} | {r.name: rng.randint(0, d.evaluate({"K": kv}) - 1) for r, d in zip(ranges, shape)}
+        assert [b.evaluate(env) for b in back] == [r.evaluate(env) for r in ranges]
