@@ -9,14 +9,12 @@ xDSL's llvm dialect has ``sitofp`` but no ``uitofp``/``fptosi``/``fptoui``, so:
 - x -> bool is ``x != 0`` (``fcmp une`` for floats: NaN is true); bool -> x is 0 or 1.
 - f64 -> f16/bf16 is `narrow_from_f64`: LLVM would call ``__truncdfhf2``/``__truncdfbf2``, runtime-library
   functions a JIT process may not have.
-- f32 -> bf16 is `narrow_to_bf16`, integer code: on a host without AVX512-BF16 LLVM calls ``__truncsfbf2``, which
-  the JIT process does not have either.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import BFloat16Type, Float32Type, Float64Type, i16, i32, i64
+from xdsl.dialects.builtin import Float32Type, Float64Type, i32, i64
 from xdsl.ir import Attribute, SSAValue
 
 from kiln.dialects.alu import BOOL, FLOAT, dtype_class, element_type, like
@@ -62,32 +60,9 @@ def _float_to_float(b: LLVMBuilder, x: SSAValue, s: Attribute, d: Attribute, tar
     if isinstance(s, Float64Type) and bitwidth(d) == 16:
         return narrow_from_f64(b, x, target)
     if bitwidth(s) > bitwidth(d):
-        return narrow_from_f32(b, x, target)
+        return b.cast(llvm.FPTruncOp, x, target)
     wide = b.cast(llvm.FPExtOp, x, like(target, Float32Type()))  # f16 <-> bf16 goes through f32 (exact)
-    return narrow_from_f32(b, wide, target)
-
-
-def narrow_from_f32(b: LLVMBuilder, x: SSAValue, target: Attribute) -> SSAValue:
-    """Round the f32 values ``x`` to the 16-bit float type ``target`` to nearest even (bf16 in integer code)."""
-    if isinstance(element_type(target), BFloat16Type):
-        return narrow_to_bf16(b, x, target)
-    return b.cast(llvm.FPTruncOp, x, target)
-
-
-def narrow_to_bf16(b: LLVMBuilder, x: SSAValue, target: Attribute) -> SSAValue:
-    """f32 -> bf16 as the C backend's ``kiln_f32_to_bf16``: add half an ulp of bf16 (plus the kept lowest bit,
-    for ties to even) and keep the top 16 bits; a NaN keeps its sign and payload top and is made quiet."""
-    t = x.type
-    bits_type = like(t, i32)
-    bits = b.cast(llvm.BitcastOp, x, bits_type)
-    sixteen = b.const(bits_type, 16)
-    top = b.int_op(llvm.LShrOp, bits, sixteen)
-    tie = b.int_op(llvm.AndOp, top, b.const(bits_type, 1))
-    biased = b.int_op(llvm.AddOp, b.int_op(llvm.AddOp, bits, b.const(bits_type, 0x7FFF)), tie)
-    rounded = b.int_op(llvm.LShrOp, biased, sixteen)
-    quiet_nan = b.int_op(llvm.OrOp, top, b.const(bits_type, 0x40))
-    chosen = b.select(b.fcmp("uno", x, x), quiet_nan, rounded)
-    return b.cast(llvm.BitcastOp, b.cast(llvm.TruncOp, chosen, like(t, i16)), target)
+    return b.cast(llvm.FPTruncOp, wide, target)
 
 
 def narrow_from_f64(b: LLVMBuilder, x: SSAValue, target: Attribute) -> SSAValue:
@@ -108,7 +83,7 @@ def narrow_from_f64(b: LLVMBuilder, x: SSAValue, target: Attribute) -> SSAValue:
     nearest_bits = b.cast(llvm.BitcastOp, nearest, half_bits_type)
     toward_zero = b.int_op(llvm.SubOp, nearest_bits, b.cast(llvm.ZExtOp, away_from_zero, half_bits_type))
     odd = b.int_op(llvm.OrOp, toward_zero, b.cast(llvm.ZExtOp, inexact, half_bits_type))
-    return narrow_from_f32(b, b.cast(llvm.BitcastOp, odd, nearest.type), target)
+    return b.cast(llvm.FPTruncOp, b.cast(llvm.BitcastOp, odd, nearest.type), target)
 
 
 def _int_to_int(b: LLVMBuilder, x: SSAValue, s: Attribute, d: Attribute, target: Attribute) -> SSAValue:
