@@ -116,8 +116,34 @@ def object_key(ir: str, opt_level: int) -> tuple[str, ...]:
     return (ir, triple, cpu, features, str(opt_level), versions, RUNTIME_HELPERS)
 
 
+TRUNCSFBF2 = """
+define weak hidden bfloat @__truncsfbf2(float %x) {
+  %bits = bitcast float %x to i32
+  %top = lshr i32 %bits, 16
+  %tie = and i32 %top, 1
+  %half = add i32 %bits, 32767
+  %biased = add i32 %half, %tie
+  %rounded = lshr i32 %biased, 16
+  %quiet = or i32 %top, 64
+  %nan = fcmp uno float %x, %x
+  %chosen = select i1 %nan, i32 %quiet, i32 %rounded
+  %short = trunc i32 %chosen to i16
+  %result = bitcast i16 %short to bfloat
+  ret bfloat %result
+}
+"""
+"""compiler-rt's f32 -> bf16 (to nearest even, NaN made quiet), which LLVM calls to legalize bfloat values on a host
+without AVX512-BF16 (even a bf16 copy loop once vectorized) and which the JIT process does not have."""
+
+
+def with_runtime_library(ir: str) -> str:
+    """``ir`` plus the runtime-library functions its code may call (today: `TRUNCSFBF2` where bfloat appears)."""
+    return ir + TRUNCSFBF2 if "bfloat" in ir and "@__truncsfbf2" not in ir else ir
+
+
 def compile_object(ir: str, opt_level: int = 3) -> bytes:
     """Host object code for ``ir``, from the disk cache when it was compiled before."""
+    ir = with_runtime_library(ir)
     key = object_key(ir, opt_level)
     obj = cache.get(OBJECT_NAMESPACE, key)
     if obj is None:

@@ -246,3 +246,17 @@ def test_pow_of_negative_zero_keeps_its_sign(device: str) -> None:
     y = np.array([-1.0, 3.0, 2.0, -1.0], np.float32)
     (got,) = same_as_interp(device, _elementwise("pow", 2, 4), x, y)
     assert list(got) == [-np.inf, 0.0, 0.0, np.inf] and list(np.signbit(got)) == [True, True, False, False]
+
+
+BF16_COPY = """func.func @f(%x: !graph.tensor<1xbf16>, %y: !graph.tensor<4xf32>) -> (!graph.tensor<2x1xbf16>, !graph.tensor<4xbf16>) {
+  %e = graph.expand %x : (!graph.tensor<1xbf16>) -> !graph.tensor<2x1xbf16>
+  %c = graph.cast %y : (!graph.tensor<4xf32>) -> !graph.tensor<4xbf16>
+  func.return %e, %c : !graph.tensor<2x1xbf16>, !graph.tensor<4xbf16>
+}"""
+
+
+@pytest.mark.parametrize("device", COMPILED)
+def test_bf16_copies_and_casts_need_no_runtime_library(device: str) -> None:
+    """LLVM calls __truncsfbf2 for bf16 on hosts without AVX512-BF16 (the JIT process had none)."""
+    y = np.array([0.1, np.nan, -np.inf, 3.0e38], np.float32)
+    same_as_interp(device, BF16_COPY, np.array([0.546875], bfloat16), y)
