@@ -32,26 +32,6 @@ from kiln.capabilities.description import host_cpu
 
 OBJECT_NAMESPACE = "llvm-obj"
 
-RUNTIME_HELPERS = """
-define weak_odr hidden bfloat @__truncsfbf2(float %x) {
-  %bits = bitcast float %x to i32
-  %kept = lshr i32 %bits, 16
-  %lowest = and i32 %kept, 1
-  %bias = add i32 %lowest, 32767
-  %rounded = add i32 %bits, %bias
-  %quiet = or i32 %bits, 4194304
-  %nan = fcmp uno float %x, %x
-  %chosen = select i1 %nan, i32 %quiet, i32 %rounded
-  %high = lshr i32 %chosen, 16
-  %half = trunc i32 %high to i16
-  %result = bitcast i16 %half to bfloat
-  ret bfloat %result
-}
-"""
-"""Runtime-library functions LLVM may call that a JIT process need not have, defined in IR and linked into every
-module that uses bf16: without AVX512-BF16, LLVM computes bf16 arithmetic in f32 and rounds back by calling
-X"""
-
 _lock = threading.RLock()
 _library_ids = itertools.count()
 
@@ -113,7 +93,7 @@ def object_key(ir: str, opt_level: int) -> tuple[str, ...]:
     """Everything that changes the object code compiled from ``ir``."""
     triple, cpu, features = host_cpu()
     versions = f"llvmlite {llvmlite.__version__} LLVM {'.'.join(map(str, llvm.llvm_version_info))}"
-    return (ir, triple, cpu, features, str(opt_level), versions, RUNTIME_HELPERS)
+    return (ir, triple, cpu, features, str(opt_level), versions)
 
 
 TRUNCSFBF2 = """
@@ -148,9 +128,6 @@ def compile_object(ir: str, opt_level: int = 3) -> bytes:
     obj = cache.get(OBJECT_NAMESPACE, key)
     if obj is None:
         module = parse_ir(ir)
-        if "bfloat" in ir:
-            with _lock:
-                module.link_in(llvm.parse_assembly(RUNTIME_HELPERS))
         tm = optimize(module, opt_level)
         with _lock:
             obj = tm.emit_object(module)
