@@ -1,0 +1,59 @@
+"""Small helpers every op family shares: raw graph ops on tensors, constants, axes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kiln.dialects.types import to_numpy
+from kiln.jit import Tensor
+from kiln.jit import lazy
+from kiln.onnx.errors import Unsupported
+from kiln.onnx.values import DEVICE, shape, to_tensor
+
+
+def op(name: str, *srcs: Tensor, **props) -> Tensor:
+    """``graph.<name>`` of tensors of one dtype, no promotion (ONNX's operands already agree)."""
+    return Tensor._of(lazy.apply(name, [s._node for s in srcs], **props), srcs[0].device)
+
+
+def const(value, dtype: str) -> Tensor:
+    """A rank-0 constant of a kiln dtype."""
+    return Tensor(np.array(value, dtype=to_numpy(dtype)), device=DEVICE)
+
+
+def scalar_like(t: Tensor, value) -> Tensor:
+    return const(value, t.dtype)
+
+
+def axis(a: int, rank: int) -> int:
+    if not -rank <= a < max(rank, 1):
+        raise Unsupported(f"axis {a} is out of range for rank {rank}")
+    return a % rank if rank else 0
+
+
+def axes(values: Sequence[int], rank: int) -> list[int]:
+    return sorted({axis(int(a), rank) for a in values})
+
+
+def is_float_dtype(dtype: str) -> bool:
+    return dtype.startswith("f") or dtype == "bf16"
+
+
+def reshape(t: Tensor, new_shape: Sequence) -> Tensor:
+    return t.reshape(*new_shape) if len(new_shape) else t.reshape(())
+
+
+def static_dims(t: Tensor, what: str) -> tuple[int, ...]:
+    s = shape(t)
+    if not all(isinstance(d, int) for d in s):
+        raise Unsupported(f"{what} needs a static shape, got {list(s)}")
+    return s
+
+
+def arange(n: int, dtype: str = "i64") -> Tensor:
+    return to_tensor(np.arange(n, dtype=to_numpy(dtype)))
+
+
+__all__ = ["arange", "axes", "axis", "const", "is_float_dtype", "op", "reshape", "scalar_like", "shape", "static_dims", "to_tensor"]

@@ -1,0 +1,50 @@
+"""The importer's environment: each ONNX value name -> a kiln ``Tensor`` or an import-time numpy constant."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln.jit import Tensor
+from kiln.jit.tensor import default_device
+
+DEVICE = "interp"
+"""The device the importer's lazy tensors nominally live on; they are only traced, never run here."""
+
+
+def to_tensor(v: Tensor | np.ndarray) -> Tensor:
+    return v if isinstance(v, Tensor) else Tensor(np.ascontiguousarray(v), device=DEVICE)
+
+
+def shape(t: Tensor) -> tuple:
+    """The shape with symbolic dims as their names (str)."""
+    return t._node.shape
+
+
+def is_static_shape(t: Tensor) -> bool:
+    return all(isinstance(d, int) for d in shape(t))
+
+
+class Values:
+    def __init__(self) -> None:
+        self._values: dict[str, Tensor | np.ndarray] = {}
+        self._origin: dict[str, str] = {}
+        """For values computed from exactly one runtime input by shape-preserving steps: that input's name."""
+
+    def set(self, name: str, value: Tensor | np.ndarray, origin: str | None = None) -> None:
+        self._values[name] = value
+        if origin is not None:
+            self._origin[name] = origin
+
+    def get(self, name: str) -> Tensor | np.ndarray:
+        if name not in self._values:
+            raise KeyError(name)
+        return self._values[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._values
+
+    def origin(self, name: str) -> str | None:
+        return self._origin.get(name)
+
+
+__all__ = ["DEVICE", "Values", "default_device", "is_static_shape", "shape", "to_tensor"]
