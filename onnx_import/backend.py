@@ -36,9 +36,10 @@ class KilnRep(BackendRep):
             try:
                 imported = import_model(self.model, static=static, shapes=shapes)
             except NeedStatic as e:
-                if e.name in self.frozen or e.name not in feeds or len(self.frozen) >= MAX_FROZEN:
+                new = {n for n in e.names if n in feeds} - self.frozen
+                if not new or len(self.frozen) >= MAX_FROZEN:
                     raise
-                self.frozen.add(e.name)
+                self.frozen |= new
                 continue
             return imported, compile_module(imported.module, imported.function, self.device)
 

@@ -18,10 +18,21 @@ import traceback
 
 import numpy as np
 import onnx
+from onnx import numpy_helper
 from onnx.backend.test.loader import load_model_tests
 
 from kiln.onnx.backend import KilnRep
 from kiln.onnx.errors import OnnxImportError
+
+
+def _array(v):
+    """Test data come as arrays, numpy scalars or TensorProtos; lists, dicts and None are sequences, maps and
+    optionals."""
+    if isinstance(v, onnx.TensorProto):
+        return numpy_helper.to_array(v)
+    if isinstance(v, np.generic):
+        return np.asarray(v)
+    return v
 
 
 def run_case(case, device: str) -> tuple[str, str]:
@@ -30,6 +41,7 @@ def run_case(case, device: str) -> tuple[str, str]:
     if not case.data_sets:
         return "unsupported", "no test data"
     for ins, outs in case.data_sets:
+        ins, outs = [_array(v) for v in ins], [_array(v) for v in outs]
         if any(not isinstance(v, np.ndarray) for v in [*ins, *outs]):
             return "unsupported", "sequence, map or optional values (kiln has tensors only)"
         try:

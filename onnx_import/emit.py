@@ -55,8 +55,8 @@ def build_module(
             op = graph.ConstantOp.splat(n.arg, n.type)
         elif n.op == "buffer":
             flat = n.arg.reshape(-1)
-            if flat.size and (flat == flat[0]).all():
-                op = graph.ConstantOp.splat(flat[0].item(), n.type)
+            if flat.size == 0 or (flat == flat[0]).all():
+                op = graph.ConstantOp.splat(flat[0].item() if flat.size else 0, n.type)
             else:
                 op = graph.ConstantOp.build(properties={"value": _dense(n.arg, n.dtype)}, result_types=[n.type])
         else:
@@ -84,6 +84,6 @@ def build_module(
 
 def _inlinable(n: Node) -> bool:
     flat = n.arg.reshape(-1)
-    if flat.size and (flat == flat[0]).all():
+    if flat.size == 0 or (flat == flat[0]).all():
         return True
     return n.arg.size <= INLINE_LIMIT and n.dtype in _INLINE_DTYPES

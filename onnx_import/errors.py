@@ -13,11 +13,12 @@ class Unsupported(OnnxImportError):
 
 
 class NeedStatic(OnnxImportError):
-    """A handler needs the value of ``name`` at import time (a shape, axes, pads) but it is a runtime input.
+    """A handler needs at import time a value computed from the model inputs ``names`` (a shape, axes, pads) but it is a runtime input.
 
     The ONNX backend catches it and recompiles with that input's value frozen into the program; everywhere
     else it is an error."""
 
-    def __init__(self, name: str):
-        super().__init__(f"the value of '{name}' is needed at import time (a shape, axes or pads), but it is a model input")
-        self.name = name
+    def __init__(self, names: frozenset[str]):
+        shown = ", ".join(f"'{n}'" for n in sorted(names))
+        super().__init__(f"a shape, axes or pads computed from the model input(s) {shown} must be known at import time")
+        self.names = names

@@ -21,7 +21,8 @@ def schema_function(proto: NodeProto, values: Values, opset: int) -> FunctionPro
     except Exception:
         return None
     if schema.has_function:
-        return schema.get_function_with_opset_version(schema.since_version) or schema.function_body
+        raw = schema.get_function_with_opset_version(opset)
+        return FunctionProto.FromString(raw) if raw else schema.function_body
     if schema.has_context_dependent_function:
         types = []
         for n in proto.input:

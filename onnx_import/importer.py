@@ -63,7 +63,7 @@ def default_opset(model: ModelProto) -> int:
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx"):
             return int(o.version)
-    raise OnnxImportError("the model imports no version of the default ONNX domain")
+    return onnx.defs.onnx_opset_version()  # no default-domain ops are used: any version reads the same
 
 
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -141,9 +141,11 @@ def import_model(
                 )
         node = lazy.placeholder(None, len(placeholders), shp, dtype)
         placeholders.append(node)
-        values.set(vi.name, Tensor._of(node, DEVICE), origin=vi.name)
+        values.set(vi.name, Tensor._of(node, DEVICE), origin=frozenset([vi.name]))
         inputs.append(vi.name)
-    run_nodes(graph.node, values, opset, model_functions(model))
+    functions = model_functions(model)
+    values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
+    run_nodes(graph.node, values, opset, functions)
     outs, out_dtypes = [], []
     for vi in graph.output:
         if vi.name not in values:
@@ -186,9 +188,10 @@ def run_nodes(nodes, values: Values, opset: int, functions: Mapping) -> None:
             raise OnnxImportError(f"node '{proto.name}' ({proto.op_type}): {e}") from None
         except (ValueError, TypeError, IndexError, NotImplementedError, KeyError, AssertionError) as e:
             raise OnnxImportError(f"node '{proto.name}' ({proto.op_type}): {type(e).__name__}: {e}") from None
+        origin = frozenset().union(*(values.origin(i) for i in proto.input if i))
         for out_name, v in zip(proto.output, outs):
             if out_name and v is not None:
-                values.set(out_name, v)
+                values.set(out_name, v, origin if not isinstance(v, np.ndarray) else None)
 
 
 def run_node(proto, values: Values, opset: int, functions: Mapping) -> list:

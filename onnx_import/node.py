@@ -57,8 +57,8 @@ class NodeView:
         if isinstance(v, np.ndarray):
             return v
         origin = self.values.origin(self.proto.input[i])
-        if origin is None:
-            raise Unsupported(f"input {i} ('{self.proto.input[i]}') must be known at import time (it is computed at run time)")
+        if not origin:
+            raise Unsupported(f"input {i} ('{self.proto.input[i]}') must be known at import time")
         raise NeedStatic(origin)
 
     def ints(self, i: int) -> list[int]:

@@ -12,7 +12,7 @@ DEVICE = "interp"
 
 
 def to_tensor(v: Tensor | np.ndarray) -> Tensor:
-    return v if isinstance(v, Tensor) else Tensor(np.ascontiguousarray(v), device=DEVICE)
+    return v if isinstance(v, Tensor) else Tensor(np.asarray(v), device=DEVICE)
 
 
 def shape(t: Tensor) -> tuple:
@@ -28,11 +28,12 @@ class Values:
     def __init__(self) -> None:
         self._values: dict[str, Tensor | np.ndarray] = {}
         self._origin: dict[str, str] = {}
+        self.runner = None
         """For values computed from exactly one runtime input by shape-preserving steps: that input's name."""
 
-    def set(self, name: str, value: Tensor | np.ndarray, origin: str | None = None) -> None:
+    def set(self, name: str, value: Tensor | np.ndarray, origin: frozenset[str] | None = None) -> None:
         self._values[name] = value
-        if origin is not None:
+        if origin:
             self._origin[name] = origin
 
     def get(self, name: str) -> Tensor | np.ndarray:
@@ -43,8 +44,15 @@ class Values:
     def __contains__(self, name: str) -> bool:
         return name in self._values
 
-    def origin(self, name: str) -> str | None:
-        return self._origin.get(name)
+    def as_tensor(self, v: Tensor | np.ndarray) -> Tensor:
+        return to_tensor(v)
+
+    def run_nodes(self, nodes, opset: int) -> None:
+        """Import ``nodes`` (a subgraph's) into this environment (set by the importer)."""
+        self.runner(nodes, self, opset)
+
+    def origin(self, name: str) -> frozenset[str]:
+        return self._origin.get(name, frozenset())
 
 
 __all__ = ["DEVICE", "Values", "default_device", "is_static_shape", "shape", "to_tensor"]

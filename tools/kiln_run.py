@@ -29,6 +29,7 @@ from kiln.tools.diagnostics import from_parse_error, verify_module
 from kiln.tools.errors import ArgumentParser, UserError, run_tool
 from kiln.tools.inputs import Param, bind_symbols, format_literal, param_of, parse_input
 from kiln.tools.source import Chunk, parse_chunk, read_source
+from kiln.tools.weights import load_weights
 
 TOOL = "kiln-run"
 
@@ -56,7 +57,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     func = select_function(module, args.function)
     inputs, results = signature(func)
     output_paths = _output_paths(args.output, results)
-    arrays = parse_inputs(args.input, inputs, func.sym_name.data)
+    weights = load_weights(func, filename)
+    arrays = parse_inputs(args.input, inputs[: len(inputs) - len(weights)], func.sym_name.data) + weights
     try:
         bind_symbols(inputs, declared_dims(func), arrays)
     except InputError as e:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from kiln.dialects import graph
+from kiln.dialects.types import to_numpy
 from kiln.onnx.dtypes import kiln_dtype
 from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.util import const, is_float_dtype, op, scalar_like
@@ -208,12 +209,14 @@ def dropout(n):
 
 @handler("Cast", "CastLike")
 def cast(n):
-    x = n.x(0)
     if n.op == "Cast":
         to = kiln_dtype(n.attr("to"))
     else:
         like = n.raw(1)
         to = like.dtype if isinstance(like.dtype, str) else n.x(1).dtype
+    if n.is_static(0):  # a constant cast like a runtime tensor: still a constant
+        return [np.asarray(n.s(0)).astype(to_numpy(to))]
+    x = n.x(0)
     if n.attr("saturate", 1) == 0 and to.startswith("f8"):
         raise Unsupported("float8 casts")
     if to == "i1" and x.dtype != "i1":

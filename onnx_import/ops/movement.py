@@ -237,7 +237,8 @@ def depth_space(n):
     b = n.attr("blocksize")
     N, C, H, W = shape(x)
     if n.op == "SpaceToDepth":
-        y = x.reshape(N, C, H // b, b, W // b, b).permute(0, 3, 5, 1, 2, 4)
+        order = (0, 1, 3, 5, 2, 4) if n.attr("mode", "DCR") == "CRD" else (0, 3, 5, 1, 2, 4)
+        y = x.reshape(N, C, H // b, b, W // b, b).permute(*order)
         return [y.reshape(N, C * b * b, H // b, W // b)]
     if n.attr("mode", "DCR") == "DCR":
         y = x.reshape(N, b, b, C // (b * b), H, W).permute(0, 3, 4, 1, 5, 2)

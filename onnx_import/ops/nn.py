@@ -66,7 +66,9 @@ def _softmax_axis(kind: str, x: Tensor, a: int) -> Tensor:
     if kind == "LogSoftmax":
         return op("log_softmax", x, axis=a)
     d = shape(x)[a]
-    idx = op("argmax", x, axis=a, keepdims=True)
+    from kiln.onnx.ops.reduce import arg
+
+    idx = arg("argmax", x, a, True)
     r = [1] * len(shape(x))
     r[a] = d
     pos = Tensor(np.arange(d, dtype=np.int64).reshape(r), device=x.device)

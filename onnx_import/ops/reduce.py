@@ -3,7 +3,9 @@ kept (kiln's numpy front end would widen int sums to i64)."""
 
 from __future__ import annotations
 
-from kiln.onnx.errors import Unsupported
+import numpy as np
+
+from kiln.dialects.types import to_numpy
 from kiln.onnx.ops.util import axes as norm_axes, axis as norm_axis, is_float_dtype, op, scalar_like, shape
 from kiln.onnx.registry import handler
 
@@ -38,7 +40,7 @@ def reduce(n):
     if ax is None:
         return [x]
     if any(shape(x)[a] == 0 for a in ax):
-        raise Unsupported("reduction over an empty axis")
+        return [empty_reduction(n.op, x, ax, keep)]
     k = n.op
     if k == "ReduceSum":
         return [_raw("reduce_sum", x, ax, keep)]
@@ -73,6 +75,24 @@ def reduce(n):
     raise AssertionError(k)
 
 
+_EMPTY = {"ReduceSum": 0, "ReduceL1": 0, "ReduceL2": 0, "ReduceSumSquare": 0, "ReduceProd": 1,
+          "ReduceLogSum": -np.inf, "ReduceLogSumExp": -np.inf, "ReduceMean": np.nan}
+
+
+def empty_reduction(kind: str, x, ax, keep):
+    """A reduction over an axis of length 0: the op's identity (no data is read), as a constant."""
+    dtype = to_numpy(x.dtype)
+    if kind in ("ReduceMax", "ReduceMin"):
+        big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+        value = -big if kind == "ReduceMax" else big
+        if dtype.kind != "f" and kind == "ReduceMax":
+            value = np.iinfo(dtype).min
+    else:
+        value = _EMPTY[kind]
+    out = [1 if i in ax else d for i, d in enumerate(shape(x)) if keep or i not in ax]
+    return np.full(out, value, dtype=dtype)
+
+
 def trunc(s, count):
     from kiln.onnx.ops.elementwise import trunc_div
 
@@ -92,6 +112,13 @@ def arg_reduce(n):
         d = shape(x)[a]
         if not isinstance(d, int):
             raise Unsupported("select_last_index over a symbolic axis")
-        idx = op(name, x.flip(a), axis=a, keepdims=keep)
+        idx = arg(name, x.flip(a), a, keep)
         return [scalar_like(idx, d - 1) - idx]
-    return [op(name, x, axis=a, keepdims=keep)]
+    return [arg(name, x, a, keep)]
+
+
+def arg(name: str, x, a: int, keep: bool):
+    """graph.argmax/argmin (i64 indices; the op takes its result type as given)."""
+    s = list(shape(x))
+    out = s[:a] + ([1] if keep else []) + s[a + 1:]
+    return op(name, x, result=(tuple(out), "i64"), axis=a, keepdims=keep)

@@ -13,9 +13,10 @@ from kiln.onnx.errors import Unsupported
 from kiln.onnx.values import DEVICE, shape, to_tensor
 
 
-def op(name: str, *srcs: Tensor, **props) -> Tensor:
-    """``graph.<name>`` of tensors of one dtype, no promotion (ONNX's operands already agree)."""
-    return Tensor._of(lazy.apply(name, [s._node for s in srcs], **props), srcs[0].device)
+def op(name: str, *srcs: Tensor, result: tuple | None = None, **props) -> Tensor:
+    """``graph.<name>`` of tensors of one dtype, no promotion (ONNX's operands already agree); ``result`` is
+    (shape, dtype) for ops whose result type is not inferred."""
+    return Tensor._of(lazy.apply(name, [s._node for s in srcs], result=result, **props), srcs[0].device)
 
 
 def const(value, dtype: str) -> Tensor:
