@@ -147,8 +147,11 @@ def conv(n):
     x, w = n.x(0), n.x(1)
     out_dtype = x.dtype
     if n.op == "ConvInteger":
-        x = x.cast("f64") - (n.x(2).cast("f64") if n.has(2) else scalar_like(x.cast("f64"), 0))
-        w = w.cast("f64") - (n.x(3).cast("f64") if n.has(3) else scalar_like(w.cast("f64"), 0))
+        x = x.cast("f32") - (n.x(2).cast("f32") if n.has(2) else scalar_like(x.cast("f32"), 0))
+        wz = n.x(3).cast("f32") if n.has(3) else scalar_like(w.cast("f32"), 0)
+        if len(shape(wz)) == 1:  # one zero point per output channel
+            wz = reshape(wz, [shape(wz)[0]] + [1] * (len(shape(w)) - 1))
+        w = w.cast("f32") - wz
         out_dtype = "i32"
     if not is_float_dtype(x.dtype):
         raise Unsupported(f"Conv on {x.dtype}")
