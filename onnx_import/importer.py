@@ -174,7 +174,7 @@ def check_declared(vi: onnx.ValueInfoProto, t: Tensor) -> None:
         got = shape(t)
         want = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
         if len(want) != len(got) or any(w is not None and isinstance(g, int) and w != g for w, g in zip(want, got)):
-            show = ["?" if w is None else w for w in want]
+            show = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim]
             raise OnnxImportError(f"output '{vi.name}' is declared with shape {show} but computes {list(got)}")
 
 
@@ -182,10 +182,10 @@ def run_nodes(nodes, values: Values, opset: int, functions: Mapping) -> None:
     for proto in nodes:
         try:
             outs = run_node(proto, values, opset, functions)
-        except (OnnxImportError, NeedStatic):
-            raise
         except Unsupported as e:
             raise OnnxImportError(f"node '{proto.name}' ({proto.op_type}): {e}") from None
+        except OnnxImportError:  # NeedStatic, or already located in a subgraph or function body
+            raise
         except (ValueError, TypeError, IndexError, NotImplementedError, KeyError, AssertionError) as e:
             raise OnnxImportError(f"node '{proto.name}' ({proto.op_type}): {type(e).__name__}: {e}") from None
         origin = frozenset().union(*(values.origin(i) for i in proto.input if i))
