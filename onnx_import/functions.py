@@ -73,6 +73,21 @@ def _bind_attrs(node: NodeProto, fn_attrs: Mapping[str, AttributeProto], default
     return out
 
 
+def _rename_node(node: NodeProto, local: Callable[[str], str]) -> None:
+    """Give a body node (and the subgraphs of its If/Loop/Scan attributes) the names private to one call."""
+    node.input[:] = [local(i) for i in node.input]
+    node.output[:] = [local(o) for o in node.output]
+    for a in node.attribute:
+        graphs = [a.g] if a.HasField("g") else list(a.graphs)
+        for g in graphs:
+            for vi in [*g.input, *g.output, *g.value_info]:
+                vi.name = local(vi.name)
+            for init in g.initializer:
+                init.name = local(init.name)
+            for sub in g.node:
+                _rename_node(sub, local)
+
+
 def expand_function(
     proto: NodeProto, f: FunctionProto, values: Values, opset: int, functions: Mapping, run_nodes: Callable
 ) -> list:
@@ -86,11 +101,13 @@ def expand_function(
         rename[formal] = ""
     attrs = {a.name: a for a in proto.attribute}
     defaults = {a.name: a for a in f.attribute_proto}
+    def local(name: str) -> str:
+        return rename.get(name, prefix + name) if name else ""
+
     body = []
     for n in f.node:
         m = _bind_attrs(n, attrs, defaults)
-        m.input[:] = [rename.get(i, prefix + i) if i else "" for i in m.input]
-        m.output[:] = [prefix + o if o else "" for o in m.output]
+        _rename_node(m, local)
         if not m.name:
             m.name = f"{proto.name}/{n.op_type}"
         body.append(m)

@@ -141,7 +141,8 @@ def import_model(
                 )
         node = lazy.placeholder(None, len(placeholders), shp, dtype)
         placeholders.append(node)
-        values.set(vi.name, Tensor._of(node, DEVICE), origin=frozenset([vi.name]))
+        values.set(vi.name, Tensor._of(node, DEVICE))
+        values.input_names.append(vi.name)
         inputs.append(vi.name)
     functions = model_functions(model)
     values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
@@ -188,10 +189,9 @@ def run_nodes(nodes, values: Values, opset: int, functions: Mapping) -> None:
             raise
         except (ValueError, TypeError, IndexError, NotImplementedError, KeyError, AssertionError) as e:
             raise OnnxImportError(f"node '{proto.name}' ({proto.op_type}): {type(e).__name__}: {e}") from None
-        origin = frozenset().union(*(values.origin(i) for i in proto.input if i))
         for out_name, v in zip(proto.output, outs):
             if out_name and v is not None:
-                values.set(out_name, v, origin if not isinstance(v, np.ndarray) else None)
+                values.set(out_name, v)
 
 
 def run_node(proto, values: Values, opset: int, functions: Mapping) -> list:

@@ -27,14 +27,13 @@ def is_static_shape(t: Tensor) -> bool:
 class Values:
     def __init__(self) -> None:
         self._values: dict[str, Tensor | np.ndarray] = {}
-        self._origin: dict[str, str] = {}
+        self.input_names: list[str] = []
+        """The model input of each placeholder, by argument index."""
         self.runner = None
-        """For values computed from exactly one runtime input by shape-preserving steps: that input's name."""
+        """Imports a subgraph's nodes into this environment (set by the importer)."""
 
-    def set(self, name: str, value: Tensor | np.ndarray, origin: frozenset[str] | None = None) -> None:
+    def set(self, name: str, value: Tensor | np.ndarray) -> None:
         self._values[name] = value
-        if origin:
-            self._origin[name] = origin
 
     def get(self, name: str) -> Tensor | np.ndarray:
         if name not in self._values:
@@ -52,7 +51,14 @@ class Values:
         self.runner(nodes, self, opset)
 
     def origin(self, name: str) -> frozenset[str]:
-        return self._origin.get(name, frozenset())
+        """The model inputs a runtime value is computed from (the placeholders its lazy graph reaches)."""
+        v = self._values[name]
+        if isinstance(v, np.ndarray):
+            return frozenset()
+        from kiln.jit.lower import Subgraph
+
+        leaves = Subgraph.of([v._node]).leaves
+        return frozenset(self.input_names[n.arg] for n in leaves if n.op == "input")
 
 
 __all__ = ["DEVICE", "Values", "default_device", "is_static_shape", "shape", "to_tensor"]

@@ -145,9 +145,7 @@ def div(n):
 @handler("Mod")
 def mod(n):
     a, b = n.x(0), n.x(1)
-    if not n.attr("fmod", 0):
-        if is_float_dtype(a.dtype):
-            raise Unsupported("Mod with fmod=0 on floats is not defined by ONNX")
+    if not n.attr("fmod", 0):  # the divisor's sign (numpy, and onnx's reference also for floats)
         return [op("mod", a, b)]
     r = op("mod", a, b)  # sign of b; fmod takes the sign of a
     zero = scalar_like(a, 0)
@@ -196,10 +194,10 @@ def identity(n):
 
 @handler("Dropout")
 def dropout(n):
-    if n.has(2) and n.is_static(2) and bool(n.s(2)):
-        raise Unsupported("training_mode=True draws random numbers (kiln imports inference graphs)")
-    if n.has(2) and not n.is_static(2):
-        raise Unsupported("training_mode is a runtime input")
+    training = n.has(2) and bool(np.asarray(n.s(2)).reshape(-1)[0])
+    ratio = float(np.asarray(n.s(1)).reshape(-1)[0]) if n.has(1) else n.attr("ratio", 0.5)
+    if training and ratio != 0:
+        raise Unsupported("training_mode=True with a non-zero ratio draws random numbers (kiln imports inference graphs)")
     x = n.x(0)
     outs = [x]
     if n.n_out > 1:
@@ -255,3 +253,16 @@ def constant(n):
             dt = np.float32 if "float" in key else np.int64
             return [np.array(v, dtype=dt)]
     raise Unsupported("only tensor, float and int constants (no sparse or string values)")
+
+
+@handler("BitCast")
+def bitcast(n):
+    to = kiln_dtype(n.attr("to"))
+    x = n.x(0)
+    if np.dtype(to_numpy(to)).itemsize != np.dtype(to_numpy(x.dtype)).itemsize:
+        raise Unsupported("BitCast between types of different widths")
+    if to == x.dtype:
+        return [x]
+    if "i1" in (to, x.dtype):  # a bool is one byte holding 0 or 1
+        return [op("ne", x, scalar_like(x, 0)) if to == "i1" else x.cast(to)]
+    return [op("bitcast", x, result=(x._node.shape, to))]

@@ -84,3 +84,21 @@ def _take_batched(x, idx):
     nb, m = shape(idx)
     ik = reshape(idx, [nb, m] + [1] * len(rest)).expand(nb, m, *rest)
     return op("gather", x, ik, axis=1)
+
+
+@handler("ReverseSequence")
+def reverse_sequence(n):
+    """Reverse the first len[b] steps of each batch entry: a gather along time with index len-1-t below len."""
+    x = n.x(0)
+    lens = n.x(1).cast("i64")
+    ta, ba = n.attr("time_axis", 0), n.attr("batch_axis", 1)
+    s = shape(x)
+    T = s[ta]
+    t_shape = [1] * len(s)
+    t_shape[ta] = T
+    b_shape = [1] * len(s)
+    b_shape[ba] = s[ba]
+    t = reshape(to_tensor(np.arange(T, dtype=np.int64)), t_shape)
+    ln = reshape(lens, b_shape)
+    idx = op("where", op("lt", t, ln), ln - scalar_like(ln, 1) - t, t + scalar_like(t, 0) * ln)
+    return [op("gather", x, idx.expand(*s), axis=ta)]

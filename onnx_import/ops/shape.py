@@ -82,3 +82,45 @@ def cumsum(n):
     if n.attr("reverse", 0):
         out = out.flip(a)
     return [out]
+
+
+@handler("CumProd")
+def cumprod(n):
+    """Prefix products as a masked product over a square of the axis (kiln has no scan): O(n^2) in the axis."""
+    x = n.x(0)
+    rank = len(shape(x))
+    a = norm_axis(int(n.s(1).reshape(-1)[0]), rank)
+    d = static_dims(x, "CumProd")[a]
+    j = np.arange(d)
+    keep = j[None, :] <= j[:, None]  # [out i, in j]
+    if n.attr("exclusive", 0):
+        keep = j[None, :] < j[:, None]
+    if n.attr("reverse", 0):
+        keep = keep[::-1, ::-1]
+    xm = x.unsqueeze(a)  # [..., 1(i), d(j), ...]
+    mask_shape = [1] * (rank + 1)
+    mask_shape[a], mask_shape[a + 1] = d, d
+    masked = op("where", to_tensor(keep.reshape(mask_shape)), xm, scalar_like(x, 1))
+    return [op("reduce_prod", masked, axes=(a + 1,), keepdims=False)]
+
+
+@handler("Range")
+def range_(n):
+    start, limit, delta = (n.s(i).reshape(()) for i in range(3))
+    count = max(int(np.ceil((limit - start) / delta)), 0)
+    return [(start + np.arange(count) * delta).astype(start.dtype)]
+
+
+@handler("HannWindow", "HammingWindow", "BlackmanWindow")
+def window(n):
+    size = int(n.s(0).reshape(-1)[0])
+    N = size if n.attr("periodic", 1) else size - 1
+    k = np.arange(size, dtype=np.float64)
+    t = 2 * np.pi * k / N
+    if n.op == "HannWindow":
+        w = 0.5 - 0.5 * np.cos(t)
+    elif n.op == "HammingWindow":
+        w = 25 / 46 - (21 / 46) * np.cos(t)
+    else:
+        w = 0.42 - 0.5 * np.cos(t) + 0.08 * np.cos(2 * t)
+    return [w.astype(to_numpy(kiln_dtype(n.attr("output_datatype", 1))))]
