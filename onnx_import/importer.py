@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
-from onnx import ModelProto, numpy_helper
+from onnx import ModelProto, external_data_helper, numpy_helper
 from xdsl.dialects.builtin import ModuleOp
 
 from kiln.jit import Tensor
@@ -49,14 +49,23 @@ def load_model(source: str | os.PathLike | bytes | ModelProto) -> ModelProto:
         path = os.fspath(source)
         if not os.path.isfile(path):
             raise OnnxImportError(f"{path}: no such file")
-        return onnx.load(path, load_external_data=True)
+        model = onnx.load(path, load_external_data=False)
     except OnnxImportError:
         raise
-    except FileNotFoundError as e:
-        raise OnnxImportError(f"missing external data file: {e.filename or e}") from None
     except Exception as e:  # protobuf's DecodeError and friends
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise OnnxImportError(f"not a readable ONNX model ({type(e).__name__}: {first})") from None
+    base = os.path.dirname(os.path.abspath(path))
+    for t in external_data_helper._get_all_tensors(model):
+        if external_data_helper.uses_external_data(t):
+            info = external_data_helper.ExternalDataInfo(t)
+            if not os.path.isfile(os.path.join(base, info.location)):
+                raise OnnxImportError(f"missing external data file '{info.location}' (for tensor '{t.name}')")
+    try:
+        external_data_helper.load_external_data_for_model(model, base)
+    except Exception as e:
+        raise OnnxImportError(f"cannot read the external data ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+    return model
 
 
 def default_opset(model: ModelProto) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln.onnx.errors import Unsupported
-from kiln.onnx.ops.util import axis as norm_axis, op, reshape, scalar_like, shape, static_dims, to_tensor
+from kiln.onnx.ops.util import axis as norm_axis, expand, op, reshape, scalar_like, shape, static_dims, to_tensor
 from kiln.onnx.registry import handler
 
 
@@ -34,8 +34,8 @@ def take(x, idx, a: int):
     pre, post = list(s[:a]), list(s[a + 1:])
     out_shape = pre + list(ishape) + post
     xk = reshape(x, pre + [s[a]] + [1] * (len(ishape) - 1) + post)
-    xk = xk.expand(*(pre + [s[a]] + list(ishape[1:]) + post))
-    ik = reshape(idx, [1] * len(pre) + list(ishape) + [1] * len(post)).expand(*out_shape)
+    xk = expand(xk, pre + [s[a]] + list(ishape[1:]) + post)
+    ik = expand(reshape(idx, [1] * len(pre) + list(ishape) + [1] * len(post)), out_shape)
     return op("gather", xk, ik, axis=a)
 
 
@@ -82,7 +82,7 @@ def _take_batched(x, idx):
     """out[b, m, ...] = x[b, idx[b, m], ...] (take_along_axis lets the gathered axis differ in size)."""
     rest = list(shape(x)[2:])
     nb, m = shape(idx)
-    ik = reshape(idx, [nb, m] + [1] * len(rest)).expand(nb, m, *rest)
+    ik = expand(reshape(idx, [nb, m] + [1] * len(rest)), [nb, m, *rest])
     return op("gather", x, ik, axis=1)
 
 
@@ -101,4 +101,4 @@ def reverse_sequence(n):
     t = reshape(to_tensor(np.arange(T, dtype=np.int64)), t_shape)
     ln = reshape(lens, b_shape)
     idx = op("where", op("lt", t, ln), ln - scalar_like(ln, 1) - t, t + scalar_like(t, 0) * ln)
-    return [op("gather", x, idx.expand(*s), axis=ta)]
+    return [op("gather", x, expand(idx, s), axis=ta)]

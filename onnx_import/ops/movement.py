@@ -6,7 +6,7 @@ import numpy as np
 
 from kiln.jit import Tensor
 from kiln.onnx.errors import Unsupported
-from kiln.onnx.ops.util import axis as norm_axis, axes as norm_axes, op, reshape, shape
+from kiln.onnx.ops.util import axis as norm_axis, axes as norm_axes, expand, op, reshape, shape
 from kiln.onnx.registry import handler
 
 
@@ -31,9 +31,9 @@ def flatten(n):
         lead = lead * d if isinstance(d, int) and isinstance(lead, int) else None
     if lead is None:
         if a == 1:
-            return [x.reshape(s[0], -1)]
+            return [reshape(x, [s[0], -1])]
         raise Unsupported("Flatten of symbolic leading dims")
-    return [x.reshape(lead, -1)]
+    return [reshape(x, [lead, -1])]
 
 
 @handler("Squeeze")
@@ -72,7 +72,7 @@ def expand(n):
     s2 = (1,) * (rank - len(s)) + tuple(s)
     t2 = [1] * (rank - len(target)) + target
     out = [a if b == 1 else b for a, b in zip(s2, t2)]
-    return [reshape(x, s2).expand(*out) if out else x]
+    return [expand(reshape(x, s2), out) if out else x]
 
 
 @handler("Concat")

@@ -7,7 +7,7 @@ import numpy as np
 
 from kiln.jit import Tensor
 from kiln.onnx.errors import Unsupported
-from kiln.onnx.ops.util import axis as norm_axis, is_float_dtype, op, reshape, scalar_like, shape, static_dims
+from kiln.onnx.ops.util import axis as norm_axis, is_float_dtype, op, reshape, scalar_like, shape, spatial_dims, static_dims
 from kiln.onnx.registry import handler
 
 
@@ -54,7 +54,7 @@ def softmax(n):
     if n.opset < 13:
         a = norm_axis(n.attr("axis", 1), rank)
         lead = s[:a]
-        x2 = x.reshape(*lead, -1) if a > 0 else x.reshape(1, -1)
+        x2 = reshape(x, [*lead, -1] if a > 0 else [1, -1])
         y = _softmax_axis(n.op, x2, len(shape(x2)) - 1)
         return [reshape(y, s)]
     return [_softmax_axis(n.op, x, norm_axis(n.attr("axis", -1), rank))]
@@ -231,7 +231,7 @@ def conv_transpose(n):
     dil = list(n.attr("dilations", [1] * k))
     outpad = list(n.attr("output_padding", [0] * k))
     g = n.attr("group", 1)
-    spatial = static_dims(x, "ConvTranspose input")[2:]
+    spatial = spatial_dims(x, "ConvTranspose")
     full = [s * (d - 1) + op_ + (kk - 1) * dl + 1 for s, d, op_, kk, dl in zip(strides, spatial, outpad, kernel, dil)]
     auto = n.attr("auto_pad", "NOTSET")
     if "output_shape" in n.attrs or auto in ("SAME_UPPER", "SAME_LOWER"):

@@ -10,7 +10,7 @@ import numpy as np
 from kiln.dialects.types import to_numpy
 from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.nn import conv_pads
-from kiln.onnx.ops.util import is_float_dtype, op, scalar_like, shape, static_dims, to_tensor
+from kiln.onnx.ops.util import is_float_dtype, op, scalar_like, shape, spatial_dims, to_tensor
 from kiln.onnx.registry import handler
 
 
@@ -23,7 +23,7 @@ def pool(n):
     if n.op == "MaxPool" and n.n_out > 1 and n.proto.output[1]:
         raise Unsupported("the Indices output of MaxPool")
     x = n.x(0)
-    spatial = static_dims(x, n.op)[2:]
+    spatial = spatial_dims(x, n.op)
     kernel = list(n.attr("kernel_shape"))
     k = len(kernel)
     strides = list(n.attr("strides", [1] * k))

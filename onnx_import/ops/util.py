@@ -43,7 +43,30 @@ def is_float_dtype(dtype: str) -> bool:
 
 
 def reshape(t: Tensor, new_shape: Sequence) -> Tensor:
-    return t.reshape(*new_shape) if len(new_shape) else t.reshape(())
+    """Reshape to dims that may be symbol names (str) and one -1 (inferred from the static dims when the
+    symbolic ones carry over)."""
+    new = list(new_shape)
+    if -1 in new:
+        old = shape(t)
+        sym_old = sorted(d for d in old if isinstance(d, str))
+        sym_new = sorted(d for d in new if isinstance(d, str))
+        if sym_old != sym_new:
+            raise Unsupported(f"cannot infer -1 reshaping {list(old)} to {new}")
+        total = int(np.prod([d for d in old if isinstance(d, int)]))
+        known = int(np.prod([d for d in new if isinstance(d, int) and d != -1]))
+        new[new.index(-1)] = total // known if known else 0
+    new_t = tuple(new)
+    if new_t == shape(t):
+        return t
+    return op("reshape", t, result=(new_t, t.dtype))
+
+
+def expand(t: Tensor, new_shape: Sequence) -> Tensor:
+    """numpy ``broadcast_to`` a shape that may hold symbol names."""
+    new_t = tuple(new_shape)
+    if new_t == shape(t):
+        return t
+    return op("expand", t, result=(new_t, t.dtype))
 
 
 def static_dims(t: Tensor, what: str) -> tuple[int, ...]:
@@ -53,8 +76,16 @@ def static_dims(t: Tensor, what: str) -> tuple[int, ...]:
     return s
 
 
+def spatial_dims(t: Tensor, what: str) -> tuple[int, ...]:
+    """The dims after N and C (those must be static for windows; the batch may be symbolic)."""
+    s = shape(t)[2:]
+    if not all(isinstance(d, int) for d in s):
+        raise Unsupported(f"{what} needs static spatial dims, got {list(shape(t))}")
+    return s
+
+
 def arange(n: int, dtype: str = "i64") -> Tensor:
     return to_tensor(np.arange(n, dtype=to_numpy(dtype)))
 
 
-__all__ = ["arange", "axes", "axis", "const", "is_float_dtype", "op", "reshape", "scalar_like", "shape", "static_dims", "to_tensor"]
+__all__ = ["expand", "spatial_dims", "arange", "axes", "axis", "const", "is_float_dtype", "op", "reshape", "scalar_like", "shape", "static_dims", "to_tensor"]
