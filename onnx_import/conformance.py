@@ -103,6 +103,15 @@ def main(argv=None) -> int:
     return 0
 
 
+def cause(detail: str) -> str:
+    """A failure's reason without the names that differ from case to case (node, input and program names)."""
+    d = re.sub(r"^node '[^']*' ", "", detail)
+    d = re.sub(r"input '[^']*': ", "", d)
+    d = re.sub(r"\(kiln\d+, \{[^}]*\}\) \}", "...", d)
+    d = re.sub(r"'__[^']*'|'[A-Za-z_]+_expanded_function[^']*'", "'...'", d)
+    return d.replace("|", "\\|")[:160]
+
+
 def write_table(results, path: str, device: str) -> None:
     by_op: dict[str, list] = collections.defaultdict(list)
     for name, opname, status, detail in results:
@@ -114,6 +123,13 @@ def write_table(results, path: str, device: str) -> None:
         why = next((f"`{n}`: {d}" for n, s, d in rows if s != "pass"), "")
         why = why.replace("|", "\\|")[:160]
         lines.append(f"| {opname} | {c['pass']} | {c['fail']} | {c['unsupported']} | {why} |")
+    lines += ["", "## Every case that does not pass, by cause", ""]
+    by_cause: dict[str, list[str]] = collections.defaultdict(list)
+    for name, opname, status, detail in results:
+        if status != "pass":
+            by_cause[f"{status}: {cause(detail)}"].append(name)
+    for key, names in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        lines.append(f"- **{key}** ({len(names)}): " + ", ".join(f"`{n}`" for n in names))
     total = collections.Counter(s for _, _, s, _ in results)
     head = (f"Node tests of onnx {onnx.__version__} on {device}: {total['pass']} pass, {total['fail']} fail, "
             f"{total['unsupported']} not supported, of {len(results)}.\n\n")

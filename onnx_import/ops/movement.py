@@ -64,7 +64,7 @@ def transpose(n):
 
 
 @handler("Expand")
-def expand(n):
+def expand_(n):
     x = n.x(0)
     target = n.ints(1)
     s = shape(x)

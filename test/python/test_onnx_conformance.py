@@ -177,7 +177,6 @@ SUBSET = [
     "test_gathernd_example_int32_batch_dim1",
     "test_reduce_sum_empty_set",
     "test_slice_neg_steps",
-    "test_pad",
     "test_edge_pad",
     "test_reflect_pad",
     "test_wrap_pad",
