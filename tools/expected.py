@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from kiln.support.diagnostics import Diagnostic, SourceLoc
-from kiln.tools.errors import UserError
+from kiln.support.cli import UserError
 
 _ANNOTATION = re.compile(
     r"expected-(?P<severity>error|warning|note|remark)(?:@(?P<anchor>above|below|[+-]\d+))?\s*\{\{(?P<text>.*)\}\}"

@@ -5,7 +5,7 @@
     kiln-opt invalid.mlir --split-input-file --verify-diagnostics
 
 The IR is verified after parsing and after every pass. A problem with the input is one located message on
-stderr and exit 1; a bug in kiln is a one-line internal error and exit 2 (see `kiln.tools.errors`).
+stderr and exit 1; a bug in kiln is a one-line internal error and exit 2 (see `kiln.support.cli`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from kiln.compiler import registry
 from kiln.dialects.verify import verify_module
 from kiln.support.diagnostics import Diagnostic, from_exception, from_parse_error
-from kiln.tools.errors import ArgumentParser, UserError, run_tool
+from kiln.support.cli import ArgumentParser, UserError, run_tool
 from kiln.tools.expected import check_diagnostics, parse_expectations
 from kiln.compiler.pipeline import build_pipeline, describe_passes
 from kiln.support.source import SPLIT_MARKER, Chunk, parse_chunk, read_source, split_input

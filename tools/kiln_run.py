@@ -28,9 +28,10 @@ from kiln.runtime.devices import DEFAULT_DEVICE, device_names
 from kiln.support.errors import InputError, KilnError
 from kiln.dialects.verify import verify_module
 from kiln.support.diagnostics import from_parse_error
-from kiln.tools.errors import ArgumentParser, UserError, run_tool
+from kiln.support.cli import ArgumentParser, UserError, run_tool
 from kiln.tools.inputs import Param, bind_symbols, format_literal, param_of, parse_input
 from kiln.support.source import Chunk, parse_chunk, read_source
+from kiln.tools.weights import load_weights
 
 TOOL = "kiln-run"
 
@@ -58,7 +59,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     func = select_function(module, args.function)
     inputs, results = signature(func)
     output_paths = _output_paths(args.output, results)
-    arrays = parse_inputs(args.input, inputs, func.sym_name.data)
+    weights = load_weights(func, filename)
+    arrays = parse_inputs(args.input, inputs[: len(inputs) - len(weights)], func.sym_name.data) + weights
     try:
         bind_symbols(inputs, declared_dims(func), arrays)
     except InputError as e:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from kiln.tools.errors import run_tool
+from kiln.support.cli import run_tool
 
 # Compiled kernels and tuning results go to a cache private to this test session (not ~/.cache/kiln), unless
 # the caller chose a cache directory.

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from kiln.tools import kiln_opt
-from kiln.tools.errors import run_tool
+from kiln.support.cli import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MUTANTS = 300

@@ -25,7 +25,7 @@ from kiln.support.errors import CompileError, InputError
 from kiln.tools import kiln_opt, kiln_run
 from kiln.dialects.verify import verify_module
 from kiln.support.diagnostics import Diagnostic, SourceLoc, error_at, location_of
-from kiln.tools.errors import UserError
+from kiln.support.cli import UserError
 from kiln.tools.expected import check_diagnostics, parse_expectations
 from kiln.tools.inputs import Param, bind_symbols, format_literal, parse_input
 from kiln.compiler.pipeline import build_pipeline, expand_pipeline

@@ -1,0 +1,141 @@
+"""Run onnx's node test cases (``onnx.backend.test``'s data) against kiln and write the per-op table.
+
+    python -m kiln.onnx.conformance [--device cpu-llvm] [--filter REGEX] [--table docs/onnx-conformance.md]
+
+Each case is a model and its inputs/outputs as protobuf files; a case passes when every output matches within the
+case's rtol/atol (onnx's defaults 1e-3/1e-7, as its BackendTest). A case fails when kiln computes a wrong value
+or crashes, and is "not supported" when the importer reports a clear error (an op, attribute or dtype kiln lacks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import sys
+import time
+import traceback
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from onnx.backend.test.loader import load_model_tests
+
+from kiln.onnx.backend import KilnRep
+from kiln.onnx.errors import OnnxImportError
+
+
+def _array(v):
+    """Test data come as arrays, numpy scalars or TensorProtos; lists, dicts and None are sequences, maps and
+    optionals."""
+    if isinstance(v, onnx.TensorProto):
+        return numpy_helper.to_array(v)
+    if isinstance(v, np.generic):
+        return np.asarray(v)
+    return v
+
+
+def run_case(case, device: str) -> tuple[str, str]:
+    """('pass' | 'fail' | 'unsupported', detail) for one node test case."""
+    rep = KilnRep(case.model, device)
+    if not case.data_sets:
+        return "unsupported", "no test data"
+    for ins, outs in case.data_sets:
+        ins, outs = [_array(v) for v in ins], [_array(v) for v in outs]
+        if any(not isinstance(v, np.ndarray) for v in [*ins, *outs]):
+            return "unsupported", "sequence, map or optional values (kiln has tensors only)"
+        try:
+            got = rep.run(ins)
+        except OnnxImportError as e:
+            return "unsupported", str(e)
+        except Exception as e:  # a crash in kiln: a failure, with its first line
+            return "fail", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if len(got) != len(outs):
+            return "fail", f"{len(got)} outputs, expected {len(outs)}"
+        for i, (g, w) in enumerate(zip(got, outs)):
+            if g.shape != w.shape:
+                return "fail", f"output {i}: shape {g.shape}, expected {w.shape}"
+            if w.dtype.kind in "fc":
+                ok = np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=case.rtol, atol=case.atol, equal_nan=True)
+            else:
+                ok = np.array_equal(g, w.astype(g.dtype) if g.dtype != w.dtype else w)
+            if not ok or (g.dtype != w.dtype and str(w.dtype) != "bfloat16"):
+                return "fail", f"output {i}: values differ" if ok is False else f"output {i}: dtype {g.dtype}, expected {w.dtype}"
+    return "pass", ""
+
+
+def op_of(case) -> str:
+    nodes = case.model.graph.node
+    return nodes[0].op_type if nodes else "?"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", default="cpu-llvm")
+    p.add_argument("--filter", default=None, help="only cases whose name matches this regex")
+    p.add_argument("--table", default=None, help="write the per-op markdown table here")
+    p.add_argument("--results", default=None, help="write one line per case (name status detail) here")
+    p.add_argument("-v", "--verbose", action="store_true")
+    args = p.parse_args(argv)
+    cases = [c for c in load_model_tests(kind="node") if not args.filter or re.search(args.filter, c.name)]
+    results = []
+    start = time.time()
+    for i, case in enumerate(cases):
+        t0 = time.time()
+        try:
+            status, detail = run_case(case, args.device)
+        except Exception as e:
+            status, detail = "fail", f"{type(e).__name__}: {e}"
+            if args.verbose:
+                traceback.print_exc()
+        results.append((case.name, op_of(case), status, detail))
+        if args.verbose or status == "fail":
+            print(f"[{i + 1}/{len(cases)}] {case.name}: {status} {detail[:200]} ({time.time() - t0:.1f}s)", flush=True)
+    counts = collections.Counter(r[2] for r in results)
+    print(f"{len(results)} cases in {time.time() - start:.0f}s: {counts['pass']} pass, {counts['fail']} fail, "
+          f"{counts['unsupported']} not supported")
+    if args.results:
+        with open(args.results, "w") as f:
+            for name, opname, status, detail in results:
+                f.write(f"{name}\t{opname}\t{status}\t{detail}\n")
+    if args.table:
+        write_table(results, args.table, args.device)
+    return 0
+
+
+def cause(detail: str) -> str:
+    """A failure's reason without the names that differ from case to case (node, input and program names)."""
+    d = re.sub(r"^node '[^']*' ", "", detail)
+    d = re.sub(r"input '[^']*': ", "", d)
+    d = re.sub(r"\(kiln\d+, \{[^}]*\}\) \}", "...", d)
+    d = re.sub(r"'__[^']*'|'[A-Za-z_]+_expanded_function[^']*'", "'...'", d)
+    return d.replace("|", "\\|")[:160]
+
+
+def write_table(results, path: str, device: str) -> None:
+    by_op: dict[str, list] = collections.defaultdict(list)
+    for name, opname, status, detail in results:
+        by_op[opname].append((name, status, detail))
+    lines = [f"| op | pass | fail | not supported | why (first failing case) |", "|---|---|---|---|---|"]
+    for opname in sorted(by_op):
+        rows = by_op[opname]
+        c = collections.Counter(s for _, s, _ in rows)
+        why = next((f"`{n}`: {d}" for n, s, d in rows if s != "pass"), "")
+        why = why.replace("|", "\\|")[:160]
+        lines.append(f"| {opname} | {c['pass']} | {c['fail']} | {c['unsupported']} | {why} |")
+    lines += ["", "## Every case that does not pass, by cause", ""]
+    by_cause: dict[str, list[str]] = collections.defaultdict(list)
+    for name, opname, status, detail in results:
+        if status != "pass":
+            by_cause[f"{status}: {cause(detail)}"].append(name)
+    for key, names in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        lines.append(f"- **{key}** ({len(names)}): " + ", ".join(f"`{n}`" for n in names))
+    total = collections.Counter(s for _, _, s, _ in results)
+    head = (f"Node tests of onnx {onnx.__version__} on {device}: {total['pass']} pass, {total['fail']} fail, "
+            f"{total['unsupported']} not supported, of {len(results)}.\n\n")
+    with open(path, "w") as f:
+        f.write(head + "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""ONNX ``ModelProto`` -> a `graph` module: walk the nodes in order, each through its handler (or through the
+ONNX function that defines it), keeping import-time constants as numpy arrays and everything else as lazy kiln
+tensors, then print the traced graph as one ``func.func``."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import ModelProto, external_data_helper, numpy_helper
+from xdsl.dialects.builtin import ModuleOp
+
+from kiln.jit import Tensor
+from kiln.jit import lazy
+from kiln.onnx import emit
+from kiln.onnx.dtypes import check_array, kiln_dtype
+from kiln.onnx.errors import NeedStatic, OnnxImportError, Unsupported
+from kiln.onnx.fold import fold_node
+from kiln.onnx.functions import expand_function
+from kiln.onnx.node import NodeView
+from kiln.onnx.registry import HANDLERS, load_all
+from kiln.onnx.values import DEVICE, Values, shape, to_tensor
+
+MIN_OPSET = 7
+
+
+@dataclass
+class Imported:
+    module: ModuleOp
+    function: str
+    inputs: list[str]
+    """The ONNX names of the runtime inputs, in argument order (weights follow them)."""
+    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+    output_dtypes: list[str] = field(default_factory=list)
+
+
+def load_model(source: str | os.PathLike | bytes | ModelProto) -> ModelProto:
+    """Read a model (path, bytes or proto) with its external data; every failure is an ``OnnxImportError``."""
+    if isinstance(source, ModelProto):
+        return source
+    try:
+        if isinstance(source, bytes):
+            return onnx.load_from_string(source)
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise OnnxImportError(f"{path}: no such file")
+        model = onnx.load(path, load_external_data=False)
+    except OnnxImportError:
+        raise
+    except Exception as e:  # protobuf's DecodeError and friends
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise OnnxImportError(f"not a readable ONNX model ({type(e).__name__}: {first})") from None
+    base = os.path.dirname(os.path.abspath(path))
+    for t in external_data_helper._get_all_tensors(model):
+        if external_data_helper.uses_external_data(t):
+            info = external_data_helper.ExternalDataInfo(t)
+            if not os.path.isfile(os.path.join(base, info.location)):
+                raise OnnxImportError(f"missing external data file '{info.location}' (for tensor '{t.name}')")
+    try:
+        external_data_helper.load_external_data_for_model(model, base)
+    except Exception as e:
+        raise OnnxImportError(f"cannot read the external data ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+    return model
+
+
+def default_opset(model: ModelProto) -> int:
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            return int(o.version)
+    return onnx.defs.onnx_opset_version()  # no default-domain ops are used: any version reads the same
+
+
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def symbol_name(param: str) -> str:
+    """A kiln symbol for an ONNX dim_param: letters, digits and _, no lowercase x (kiln's shape separator)."""
+    s = re.sub(r"[^A-Za-z0-9_]", "_", param).replace("x", "X")
+    return s if _SYMBOL.fullmatch(s) else f"_{s}"
+
+
+def input_shape(vi: onnx.ValueInfoProto, unknown: list[int]) -> tuple:
+    tt = vi.type.tensor_type
+    if not tt.HasField("shape"):
+        raise OnnxImportError(f"input '{vi.name}' has no declared rank (give its shape)")
+    dims: list = []
+    for i, d in enumerate(tt.shape.dim):
+        if d.HasField("dim_value"):
+            dims.append(int(d.dim_value))
+        elif d.dim_param:
+            dims.append(symbol_name(d.dim_param))
+        else:
+            unknown[0] += 1
+            dims.append(f"{symbol_name(vi.name)}_{i}")
+    return tuple(dims)
+
+
+def import_model(
+    model: ModelProto,
+    *,
+    name: str = "main",
+    dims: Mapping[str, tuple[int, int]] | None = None,
+    static: Mapping[str, np.ndarray] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+    check_outputs: bool = True,
+) -> Imported:
+    """The `graph` module of ``model``. ``dims`` bounds its symbolic dims; ``static`` freezes inputs to values;
+    ``shapes`` fixes inputs' shapes (both for the ONNX backend, which knows the run's inputs)."""
+    load_all()
+    opset = default_opset(model)
+    if opset < MIN_OPSET:
+        raise OnnxImportError(f"opset {opset} is older than the oldest kiln imports ({MIN_OPSET})")
+    dims = {symbol_name(k): v for k, v in (dims or {}).items()}
+    static = dict(static or {})
+    values = Values()
+    graph = model.graph
+    initialized = set()
+    for init in graph.initializer:
+        try:
+            values.set(init.name, check_array(numpy_helper.to_array(init), f"initializer '{init.name}'"))
+        except Unsupported as e:
+            raise OnnxImportError(str(e)) from None
+        initialized.add(init.name)
+    inputs: list[str] = []
+    placeholders = []
+    for vi in graph.input:
+        if vi.name in initialized:
+            continue
+        if vi.name in static:
+            values.set(vi.name, np.asarray(static[vi.name]))
+            continue
+        if not vi.type.HasField("tensor_type"):
+            raise OnnxImportError(f"input '{vi.name}' is not a tensor (sequences, maps and optionals are not supported)")
+        try:
+            dtype = kiln_dtype(vi.type.tensor_type.elem_type)
+        except Unsupported as e:
+            raise OnnxImportError(f"input '{vi.name}': {e}") from None
+        unknown = [0]
+        shp = tuple(shapes[vi.name]) if shapes and vi.name in shapes else input_shape(vi, unknown)
+        for d in shp:
+            if isinstance(d, str) and d not in dims:
+                raise OnnxImportError(
+                    f"input '{vi.name}' has the symbolic dim '{d}' with no bounds: give them with --dim {d}=LO:HI "
+                    f"(Python: dims={{'{d}': (lo, hi)}})"
+                )
+        node = lazy.placeholder(None, len(placeholders), shp, dtype)
+        placeholders.append(node)
+        values.set(vi.name, Tensor._of(node, DEVICE))
+        values.input_names.append(vi.name)
+        inputs.append(vi.name)
+    functions = model_functions(model)
+    values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
+    run_nodes(graph.node, values, opset, functions)
+    outs, out_dtypes = [], []
+    for vi in graph.output:
+        if vi.name not in values:
+            raise OnnxImportError(f"output '{vi.name}' is computed by no node")
+        t = to_tensor(values.get(vi.name))
+        if check_outputs:
+            check_declared(vi, t)
+        outs.append(t._node)
+        out_dtypes.append(t.dtype)
+    module, weights = emit.build_module(name, placeholders, outs, dims)
+    return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes)
+
+
+def model_functions(model: ModelProto) -> dict[tuple[str, str], onnx.FunctionProto]:
+    return {(f.domain, f.name): f for f in model.functions}
+
+
+def check_declared(vi: onnx.ValueInfoProto, t: Tensor) -> None:
+    """The output's declared dtype and static dims must be what kiln computed."""
+    tt = vi.type.tensor_type
+    if tt.elem_type:
+        declared = kiln_dtype(tt.elem_type)
+        if declared != t.dtype:
+            raise OnnxImportError(f"output '{vi.name}' is declared {declared} but computes {t.dtype}")
+    if tt.HasField("shape"):
+        got = shape(t)
+        want = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
+        if len(want) != len(got) or any(w is not None and isinstance(g, int) and w != g for w, g in zip(want, got)):
+            show = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim]
+            raise OnnxImportError(f"output '{vi.name}' is declared with shape {show} but computes {list(got)}")
+
+
+def run_nodes(nodes, values: Values, opset: int, functions: Mapping) -> None:
+    for proto in nodes:
+        try:
+            outs = run_node(proto, values, opset, functions)
+        except Unsupported as e:
+            raise OnnxImportError(f"node '{proto.name}' ({proto.op_type}): {e}") from None
+        except OnnxImportError:  # NeedStatic, or already located in a subgraph or function body
+            raise
+        except (ValueError, TypeError, IndexError, NotImplementedError, KeyError, AssertionError) as e:
+            raise OnnxImportError(f"node '{proto.name}' ({proto.op_type}): {type(e).__name__}: {e}") from None
+        for out_name, v in zip(proto.output, outs):
+            if out_name and v is not None:
+                values.set(out_name, v)
+
+
+def run_node(proto, values: Values, opset: int, functions: Mapping) -> list:
+    if proto.domain not in ("", "ai.onnx"):
+        f = functions.get((proto.domain, proto.op_type))
+        if f is None:
+            raise Unsupported(f"operators of domain '{proto.domain}' are not supported")
+        return expand_function(proto, f, values, opset, functions, run_nodes)
+    for name in proto.input:
+        if name and name not in values:
+            raise Unsupported(f"input '{name}' is not defined before this node")
+    view = NodeView(proto, values, opset)
+    if all(not n or isinstance(values.get(n), np.ndarray) for n in proto.input) and proto.input:
+        folded = fold_node(proto, values, opset)
+        if folded is not None:
+            return folded
+    fn = HANDLERS.get(proto.op_type)
+    if fn is not None:
+        return fn(view)
+    f = functions.get(("", proto.op_type))
+    if f is None:
+        from kiln.onnx.functions import schema_function
+
+        f = schema_function(proto, values, opset)
+    if f is None:
+        raise Unsupported("kiln has no lowering for this operator")
+    return expand_function(proto, f, values, opset, functions, run_nodes)

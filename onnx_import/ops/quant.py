@@ -1,0 +1,145 @@
+"""Quantization: QuantizeLinear/DequantizeLinear (per tensor and per axis), DynamicQuantizeLinear, QLinearMatMul,
+QLinearConv. Integer products are exact (i32 matmul, f64 convolution of small integers); requantization rounds
+half to even and saturates, as ONNX specifies."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kiln.dialects.types import to_numpy
+from kiln.onnx.dtypes import kiln_dtype
+from kiln.onnx.errors import Unsupported
+from kiln.onnx.ops.nn import conv_pads, convnd
+from kiln.onnx.ops.util import axis as norm_axis, op, reshape, scalar_like, shape, static_dims
+from kiln.onnx.registry import handler
+
+
+def round_half_even(x):
+    """numpy ``rint``: round to nearest, ties to even, from floor."""
+    half = scalar_like(x, 0.5)
+    r = (x + half).floor()
+    tie = op("eq", r - x, half)
+    odd = op("ne", op("mod", r, scalar_like(x, 2.0)), scalar_like(x, 0.0))
+    return op("where", op("and", tie, odd), r - scalar_like(x, 1.0), r)
+
+
+def saturate(x, dtype: str):
+    """Clip a float tensor to an integer dtype's range and convert."""
+    info = np.iinfo(to_numpy(dtype))
+    x = x.maximum(scalar_like(x, float(info.min))).minimum(scalar_like(x, float(info.max)))
+    return x.cast(dtype)
+
+
+def per_axis(t, x_rank: int, a: int):
+    """A scale or zero point: scalar, or 1-D along axis ``a`` of an ``x_rank`` tensor."""
+    if len(shape(t)) == 0 or (len(shape(t)) == 1 and x_rank <= 1):
+        return t
+    if len(shape(t)) != 1:
+        raise Unsupported("blocked quantization (scale of rank > 1)")
+    r = [1] * x_rank
+    r[a] = shape(t)[0]
+    return reshape(t, r)
+
+
+def quant_axis(n, rank: int) -> int:
+    """The per-axis quantization axis; it only matters (and must be in range) when the scale is a vector."""
+    a = n.attr("axis", 1)
+    return norm_axis(a, rank) if -rank <= a < rank else 0
+
+
+def _int_dtype(dtype: str) -> str:
+    if dtype not in ("i8", "ui8", "i16", "ui16", "i32", "ui32"):
+        raise Unsupported(f"quantized type {dtype}")
+    return dtype
+
+
+@handler("QuantizeLinear")
+def quantize(n):
+    x = n.x(0)
+    rank = len(shape(x))
+    a = quant_axis(n, rank)
+    if n.attr("block_size", 0):
+        raise Unsupported("blocked quantization")
+    scale = per_axis(n.x(1), rank, a)
+    if n.has(2):
+        zp = n.x(2)
+        out = _int_dtype(zp.dtype)
+    else:
+        out = _int_dtype(kiln_dtype(n.attr("output_dtype")) if n.attr("output_dtype", 0) else "ui8")
+        zp = None
+    work = "f32" if x.dtype != "f64" else "f64"
+    y = round_half_even(x.cast(work) / scale.cast(work))
+    if zp is not None:
+        y = y + per_axis(zp, rank, a).cast(work)
+    return [saturate(y, out)]
+
+
+@handler("DequantizeLinear")
+def dequantize(n):
+    x = n.x(0)
+    rank = len(shape(x))
+    a = quant_axis(n, rank)
+    if n.attr("block_size", 0):
+        raise Unsupported("blocked quantization")
+    _int_dtype(x.dtype)
+    scale = per_axis(n.x(1), rank, a)
+    out = scale.dtype
+    v = x.cast("i32") if x.dtype != "i32" else x
+    if n.has(2):
+        v = v - per_axis(n.x(2), rank, a).cast("i32")
+    return [v.cast(out) * scale]
+
+
+@handler("DynamicQuantizeLinear")
+def dynamic_quantize(n):
+    x = n.x(0)
+    ax = tuple(range(len(shape(x))))
+    zero = scalar_like(x, 0.0)
+    hi = op("reduce_max", x, axes=ax, keepdims=False).maximum(zero)
+    lo = op("reduce_min", x, axes=ax, keepdims=False).minimum(zero)
+    scale = (hi - lo) / scalar_like(x, 255.0)
+    zp = saturate(round_half_even(zero - lo / scale), "ui8")
+    y = saturate(round_half_even(x / scale) + zp.cast(x.dtype), "ui8")
+    return [y, scale, zp]
+
+
+def _requantize(acc, scale, zp, out_dtype):
+    y = round_half_even(acc.cast("f32") * scale.cast("f32"))
+    return saturate(y + zp.cast("f32"), out_dtype)
+
+
+@handler("QLinearMatMul")
+def qlinear_matmul(n):
+    a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = (n.x(i) for i in range(8))
+    ai = a.cast("i32") - _vec(a_zp.cast("i32"), -2)
+    bi = b.cast("i32") - _vec(b_zp.cast("i32"), -1)
+    acc = op("matmul", ai, bi)
+    scale = _vec(a_s.cast("f32"), -2) * _vec(b_s.cast("f32"), -1) / y_s.cast("f32")
+    return [_requantize(acc, scale, y_zp, _int_dtype(y_zp.dtype))]
+
+
+def _vec(t, where: int):
+    """A per-row (where=-2) or per-column (-1) vector reshaped to broadcast over a matrix."""
+    if len(shape(t)) == 0 or shape(t) == (1,):
+        return reshape(t, [])
+    return t.unsqueeze(-1) if where == -2 else t
+
+
+@handler("QLinearConv")
+def qlinear_conv(n):
+    x, xs, xzp, w, ws, wzp, ys, yzp = (n.x(i) for i in range(8))
+    xf = x.cast("f64") - xzp.cast("f64")
+    O = static_dims(w, "QLinearConv weight")[0]
+    wf = w.cast("f64") - per_axis(wzp.cast("f64"), len(shape(w)), 0)
+    kernel = list(n.attr("kernel_shape", static_dims(w, "weight")[2:]))
+    k = len(kernel)
+    strides = list(n.attr("strides", [1] * k))
+    dil = list(n.attr("dilations", [1] * k))
+    pads = conv_pads(n, shape(x)[2:], kernel, strides, dil)
+    acc = convnd(xf, wf, None, strides, pads, dil, n.attr("group", 1))
+    if n.has(8):
+        acc = acc + reshape(n.x(8).cast("f64"), [O] + [1] * k)
+    wsv = ws.cast("f32")
+    wsv = reshape(wsv, [O] + [1] * k) if len(shape(wsv)) == 1 and shape(wsv)[0] > 1 else reshape(wsv, [])
+    scale = xs.cast("f32") * wsv / ys.cast("f32")
+    return [_requantize(acc, scale, yzp, _int_dtype(yzp.dtype))]

@@ -1,0 +1,43 @@
+"""``kiln.onnx.load``: import a model, compile it for a device, call it with numpy arrays."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from onnx import ModelProto
+
+from kiln.onnx.importer import Imported, import_model, load_model
+from kiln.compiler.driver import compile
+
+DEFAULT_DEVICE = "cpu-llvm"
+
+
+class Model:
+    """A compiled ONNX model: ``model(*inputs)`` or ``model(name=array, ...)`` returns the outputs in order."""
+
+    def __init__(self, imported: Imported, device: str):
+        self.imported = imported
+        self.device = device
+        self.input_names = imported.inputs
+        self.output_names = imported.outputs
+        self._run = compile(imported.module, imported.function, device)
+        self._weights = list(imported.weights.values())
+
+    def __call__(self, *args: np.ndarray, **kwargs: np.ndarray) -> list[np.ndarray]:
+        arrays = list(args) + [kwargs[k] for k in self.input_names[len(args):] if k in kwargs]
+        if len(arrays) != len(self.input_names):
+            raise TypeError(f"the model takes {len(self.input_names)} inputs ({', '.join(self.input_names)}), got {len(arrays)}")
+        return self._run(*[np.ascontiguousarray(a) for a in arrays], *self._weights)
+
+
+def load(
+    model: str | os.PathLike | bytes | ModelProto,
+    device: str = DEFAULT_DEVICE,
+    dims: Mapping[str, tuple[int, int]] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> Model:
+    """Import ``model`` (a path, bytes or ``ModelProto``) and compile it for ``device``. ``dims`` bounds the
+    model's symbolic dims (``{"batch": (1, 64)}``); the compiled program runs for every size within them."""
+    return Model(import_model(load_model(model), dims=dims, shapes=shapes), device)
