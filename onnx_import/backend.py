@@ -15,7 +15,8 @@ from onnx.backend.base import Backend, BackendRep
 
 from kiln.onnx.errors import NeedStatic
 from kiln.onnx.importer import import_model
-from kiln.onnx.run import DEFAULT_DEVICE, compile_module
+from kiln.compiler.driver import compile
+from kiln.onnx.run import DEFAULT_DEVICE
 
 MAX_FROZEN = 16
 
@@ -41,7 +42,7 @@ class KilnRep(BackendRep):
                     raise
                 self.frozen |= new
                 continue
-            return imported, compile_module(imported.module, imported.function, self.device)
+            return imported, compile(imported.module, imported.function, self.device)
 
     def _key(self, feeds: dict[str, np.ndarray]) -> tuple:
         return tuple(
