@@ -116,7 +116,7 @@ def write_table(results, path: str, device: str) -> None:
     by_op: dict[str, list] = collections.defaultdict(list)
     for name, opname, status, detail in results:
         by_op[opname].append((name, status, detail))
-    lines = [f"| op | pass | fail | not supported | why (first failing case) |", "|---|---|---|---|---|"]
+    lines = ["| op | pass | fail | not supported | why (first failing case) |", "|---|---|---|---|---|"]
     for opname in sorted(by_op):
         rows = by_op[opname]
         c = collections.Counter(s for _, s, _ in rows)

@@ -18,7 +18,7 @@ from kiln.jit import Tensor
 from kiln.jit import lazy
 from kiln.onnx import emit
 from kiln.onnx.dtypes import check_array, kiln_dtype
-from kiln.onnx.errors import NeedStatic, OnnxImportError, Unsupported
+from kiln.onnx.errors import OnnxImportError, Unsupported
 from kiln.onnx.fold import fold_node
 from kiln.onnx.functions import expand_function
 from kiln.onnx.node import NodeView
