@@ -1,0 +1,32 @@
+"""Helpers for tests of linearized kernels: parse a ``kernel.kernel``, run ``convert-kernel-to-uop`` on it and
+look at the ``uop.kernel`` it became."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+
+from kiln.compiler.registry import make_context
+from kiln.dialects import uop as U
+from kiln.lowering.kernel_to_uop import ConvertKernelToUop
+from kiln.passes.uop_simplify import UopSimplify
+
+
+def linearize(text: str, target: str = "cpu-llvm", simplify: bool = False) -> U.UopKernelOp:
+    ctx = make_context()
+    module = Parser(ctx, text).parse_module()
+    module.verify()
+    ConvertKernelToUop(target=target).apply(ctx, module)
+    if simplify:
+        UopSimplify().apply(ctx, module)
+    module.verify()
+    (kernel,) = [op for op in module.ops if isinstance(op, U.UopKernelOp)]
+    return kernel
+
+
+def ops_of(kernel: U.UopKernelOp) -> list[Operation]:
+    return list(kernel.body.block.ops)
+
+
+def count(kernel: U.UopKernelOp, cls: type) -> int:
+    return sum(isinstance(op, cls) for op in ops_of(kernel))
