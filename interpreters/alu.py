@@ -22,6 +22,7 @@ _GRAPH_NAME = {"recip": "reciprocal", "cmplt": "lt", "cmple": "le", "cmpeq": "eq
 """ALU kinds whose graph op has another name."""
 
 
+@np.errstate(all="ignore")
 def _c_idiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Division truncated toward zero; floats: ``trunc(a / b)``. An integer zero divisor gives 0 (undefined)."""
     if is_float(a.dtype):
@@ -32,6 +33,7 @@ def _c_idiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(b == 0, a.dtype.type(0), q)
 
 
+@np.errstate(all="ignore")
 def _c_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The remainder with the sign of ``a`` (``a - b * idiv(a, b)``); floats: ``fmod``."""
     if is_float(a.dtype):
@@ -39,6 +41,7 @@ def _c_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a - b * _c_idiv(a, b)).astype(a.dtype)
 
 
+@np.errstate(all="ignore")
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``a * b + c``, in the compute dtype, rounded once to the operand dtype."""
     cdt = compute_dtype(a.dtype)
@@ -46,21 +49,17 @@ def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 _OWN: dict[str, Callable[..., np.ndarray]] = {"idiv": _c_idiv, "mod": _c_mod, "fma": _fma}
+"""Kinds defined here; like graph_ops' functions they never warn (an op on a zero or a NaN is a value)."""
 
 
-def _checked(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+def _on_arrays(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """``fn`` on operands turned into numpy values (Python ints, as the interpreters keep ``index``, become
-    int64) without numpy warnings: an ALU op on a zero or a NaN is a value, not an error."""
-
-    def run(*operands: object) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(*(np.asarray(x) for x in operands)))
-
-    return run
+    int64)."""
+    return lambda *operands: np.asarray(fn(*(np.asarray(x) for x in operands)))
 
 
 _TABLE: dict[str, Callable[..., np.ndarray]] = {
-    kind: _checked(_OWN[kind] if kind in _OWN else OPS[_GRAPH_NAME.get(kind, kind)]) for kind in ALU_OPS
+    kind: _on_arrays(_OWN[kind] if kind in _OWN else OPS[_GRAPH_NAME.get(kind, kind)]) for kind in ALU_OPS
 }
 
 

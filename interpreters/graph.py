@@ -31,7 +31,7 @@ class InterpretError(KilnError):
     declared type: a bug in the IR's types or in the interpreter, never in the inputs."""
 
 
-def _wrap_ints(values: Sequence[int], dtype: np.dtype) -> np.ndarray:
+def wrap_ints(values: Sequence[int], dtype: np.dtype) -> np.ndarray:
     """Integers (signed or unsigned readings of the bits, as IntegerAttr keeps them) as ``dtype``, wrapping."""
     if dtype == np.bool_:
         return np.array([v != 0 for v in values], dtype=np.bool_)
@@ -53,7 +53,7 @@ def property_value(attr: Attribute) -> object:
         assert isinstance(t, BuiltinTensorType)
         dtype = to_numpy(t.element_type)
         values = attr.get_values()
-        flat = np.array(values, dtype=np.float64).astype(dtype) if is_float(dtype) else _wrap_ints(values, dtype)  # type: ignore[arg-type]
+        flat = np.array(values, dtype=np.float64).astype(dtype) if is_float(dtype) else wrap_ints(values, dtype)  # type: ignore[arg-type]
         return flat.reshape(tuple(t.get_shape()))
     raise InterpretError(f"cannot interpret a property of kind {attr.name}")
 

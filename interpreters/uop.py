@@ -12,7 +12,8 @@ flat numpy arrays, written in place.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, ModuleOp
@@ -29,63 +30,179 @@ from kiln.interpreters.wmma import warp_mma
 from kiln.support.symexpr import evaluate
 
 
+Step = Callable[[dict, list, Mapping[str, int]], None]
+"""One straight-line op, prepared: (values so far, the kernel's arguments, this thread's specials) -> None."""
+
+
 def _np_type(t: Attribute) -> np.dtype:
     return to_numpy(element_type(t))
 
 
-def _value(x: object, t: Attribute) -> object:
-    """``x`` as the interpreter represents a value of type ``t``: int for index, numpy scalars or arrays else."""
+def _converter(t: Attribute) -> Callable[[object], object]:
+    """How the interpreter holds a value of type ``t``: int for index, numpy scalars or arrays else."""
     if isinstance(t, IndexType):
-        return int(x)  # type: ignore[call-overload]
-    return np.asarray(x, dtype=_np_type(t)) if is_vector(t) else _np_type(t).type(x)
+        return int  # type: ignore[return-value]
+    dtype = _np_type(t)
+    return (lambda x: np.asarray(x, dtype=dtype)) if is_vector(t) else dtype.type
 
 
-def run_kernel(kernel: U.UopKernelOp, args: list, specials: Mapping[str, int] | None = None) -> None:
-    """Execute ``kernel`` once (one thread, no barriers) on ``args``: numpy arrays for pointer params (written in
-    place), ints for index params."""
-    for op, _ in thread(kernel, args, specials or {}, {}):
+def _in_bounds(op: Operation, idx: int, n: int, buf: np.ndarray) -> None:
+    if not (0 <= idx and idx + n <= len(buf)):
+        raise InterpretError(f"{op.name} out of bounds: elements {idx}..{idx + n - 1} of a buffer of {len(buf)}")
+
+
+def _load(op: U.LoadOp) -> Step:
+    out, as_value, n = op.result, _converter(op.result.type), lanes(op.result.type)
+    buffer, index, *gate = op.operands
+    zero = as_value(np.zeros(n) if n > 1 else 0)
+
+    def step(env: dict, args: list, specials: Mapping[str, int]) -> None:
+        if gate and not env[gate[0]]:
+            env[out] = zero
+            return
+        buf, idx = env[buffer], env[index]
+        _in_bounds(op, idx, n, buf)
+        env[out] = as_value(buf[idx : idx + n] if n > 1 else buf[idx])
+
+    return step
+
+
+def _store(op: U.StoreOp) -> Step:
+    buffer, index, value, *gate = op.operands
+    n = lanes(value.type)
+
+    def step(env: dict, args: list, specials: Mapping[str, int]) -> None:
+        if not gate or env[gate[0]]:
+            buf, idx = env[buffer], env[index]
+            _in_bounds(op, idx, n, buf)
+            buf[idx : idx + n] = env[value]
+
+    return step
+
+
+def _acc_set(op: U.AccSetOp) -> Step:
+    acc, value = op.operands
+
+    def step(env: dict, args: list, specials: Mapping[str, int]) -> None:
+        env[acc][0] = env[value]
+
+    return step
+
+
+def _computed(op: Operation) -> Callable[[list, list, Mapping[str, int]], object] | None:
+    """For an op with one result: (operand values, arguments, specials) -> its value; None if not such an op."""
+    if isinstance(op, U.RangeOp):
+        return lambda get, args, specials: get[0]
+    if isinstance(op, U.ParamOp):
+        n = op.index.value.data
+        return lambda get, args, specials: args[n]
+    if isinstance(op, U.SpecialOp):
+        name = op.special.data
+        return lambda get, args, specials: specials[name]
+    if isinstance(op, U.DefineAccOp):
+        return lambda get, args, specials: [get[0]]
+    if isinstance(op, U.AccGetOp):
+        return lambda get, args, specials: get[0][0]
+    if not op.results:
+        return None
+    as_value = _converter(op.results[0].type)
+    if isinstance(op, U.ConstOp):
+        attr = op.value
+        value = as_value(attr.get_values() if isinstance(attr, DenseIntOrFPElementsAttr) else attr.value.data)  # type: ignore[union-attr]
+        return lambda get, args, specials: value
+    if isinstance(op, AluOp):
+        fn = alu_semantics(op.alu_kind)
+        return lambda get, args, specials: as_value(fn(*get))
+    if isinstance(op, U.CastOp):
+        dtype = _np_type(op.results[0].type)
+        return lambda get, args, specials: as_value(np.asarray(get[0]).astype(dtype))
+    if isinstance(op, U.BitcastOp):
+        dtype = _np_type(op.results[0].type)
+        return lambda get, args, specials: as_value(bitcast(np.asarray(get[0]), dtype))
+    if isinstance(op, U.VectorizeOp):
+        return lambda get, args, specials: as_value(get)
+    if isinstance(op, U.ExtractOp):
+        lane = op.lane.value.data
+        return lambda get, args, specials: as_value(get[0][lane])
+    return None
+
+
+def _step(op: Operation) -> Step | None:
+    """``op`` prepared for execution; None for the ops ``_thread`` handles itself (brackets, barriers, wmma,
+    local memory)."""
+    if isinstance(op, U.LoadOp):
+        return _load(op)
+    if isinstance(op, U.StoreOp):
+        return _store(op)
+    if isinstance(op, U.AccSetOp):
+        return _acc_set(op)
+    if isinstance(op, U.IfOp | U.EndIfOp | U.EndOp | U.BarrierOp | U.WmmaOp | U.DefineLocalOp):
+        return None
+    compute = _computed(op)
+    if compute is None:
+        raise InterpretError(f"the uop interpreter cannot run '{op.name}'")
+    ins, out = op.operands, op.results[0]
+
+    def step(env: dict, args: list, specials: Mapping[str, int]) -> None:
+        env[out] = compute([env[v] for v in ins], args, specials)
+
+    return step
+
+
+@dataclass
+class _Plan:
+    """A kernel prepared once per launch: its ops in program order, each op's step, and where brackets close."""
+
+    ops: list[Operation]
+    steps: list[Step | None]
+    position: dict[Operation, int]
+    closing: dict[int, int]
+
+    @staticmethod
+    def of(kernel: U.UopKernelOp) -> _Plan:
+        ops = list(kernel.body.block.ops)
+        closing: dict[int, int] = {}
+        open_at: list[int] = []
+        for n, op in enumerate(ops):
+            if isinstance(op, U.RangeOp | U.IfOp):
+                open_at.append(n)
+            elif isinstance(op, U.EndOp | U.EndIfOp):
+                closing[open_at.pop()] = n
+        return _Plan(ops, [_step(op) for op in ops], {op: n for n, op in enumerate(ops)}, closing)
+
+
+def _run_alone(plan: _Plan, args: list, specials: Mapping[str, int]) -> None:
+    """Execute the kernel once (one thread, no barriers) on ``args``."""
+    for op, _ in _thread(plan, args, specials, {}):
         raise InterpretError(f"{op.name} in a kernel run by a single thread")
 
 
-def _brackets(ops: Sequence[Operation]) -> dict[int, int]:
-    """Position of each ``uop.range``/``uop.if`` -> position of the ``uop.end``/``uop.endif`` that closes it."""
-    closing: dict[int, int] = {}
-    open_at: list[int] = []
-    for n, op in enumerate(ops):
-        if isinstance(op, U.RangeOp | U.IfOp):
-            open_at.append(n)
-        elif isinstance(op, U.EndOp | U.EndIfOp):
-            closing[open_at.pop()] = n
-    return closing
-
-
-def thread(
-    kernel: U.UopKernelOp, args: list, specials: Mapping[str, int], local: dict
-) -> Iterator[tuple[Operation, list]]:
-    """One thread of ``kernel``: yields (op, operand values) at every ``uop.barrier`` and ``uop.wmma`` (ops the
+def _thread(plan: _Plan, args: list, specials: Mapping[str, int], local: dict) -> Iterator[tuple[Operation, list]]:
+    """One thread of the kernel: yields (op, operand values) at every ``uop.barrier`` and ``uop.wmma`` (ops the
     workgroup executes together; ``send`` gives a wmma its result) and returns at the end. ``local`` holds
     the workgroup's local memory (``uop.define_local`` op -> array), shared by the threads of a workgroup."""
-    ops = list(kernel.body.block.ops)
-    position = {op: n for n, op in enumerate(ops)}
-    closing = _brackets(ops)
+    ops, steps, closing = plan.ops, plan.steps, plan.closing
     env: dict[SSAValue, object] = {}
     pc = 0
     with np.errstate(all="ignore"):
         while pc < len(ops):
-            op = ops[pc]
-            if isinstance(op, U.RangeOp) and env[op.lo] >= env[op.hi]:  # type: ignore[operator]
-                pc = closing[pc] + 1
-                continue
-            if isinstance(op, U.IfOp) and not env[op.cond]:
-                pc = closing[pc] + 1
-                continue
-            if isinstance(op, U.EndOp):
+            op, step = ops[pc], steps[pc]
+            if step is not None:
+                step(env, args, specials)
+                if isinstance(op, U.RangeOp) and env[op.lo] >= env[op.hi]:  # type: ignore[operator]
+                    pc = closing[pc] + 1
+                    continue
+            elif isinstance(op, U.IfOp):
+                if not env[op.cond]:
+                    pc = closing[pc] + 1
+                    continue
+            elif isinstance(op, U.EndOp):
                 rng = op.range.owner
                 env[op.range] = env[op.range] + 1  # type: ignore[operator]
                 if env[op.range] < env[rng.hi]:  # type: ignore[union-attr,operator]
-                    pc = position[rng] + 1  # type: ignore[index]
+                    pc = plan.position[rng] + 1  # type: ignore[index]
                     continue
-            if isinstance(op, U.BarrierOp):
+            elif isinstance(op, U.BarrierOp):
                 yield op, []
             elif isinstance(op, U.WmmaOp):
                 env[op.result] = yield op, [env[v] for v in op.operands]
@@ -95,12 +212,10 @@ def thread(
                     fill = np.nan if dtype.kind == "f" else np.iinfo(dtype).min if dtype.kind in "iu" else True
                     local[op] = np.full(op.size.value.data, fill, dtype)
                 env[op.results[0]] = local[op]
-            else:
-                _execute(op, env, args, specials)
             pc += 1
 
 
-def run_workgroup(kernel: U.UopKernelOp, args: list, ids: list[dict[str, int]]) -> None:
+def _run_workgroup(plan: _Plan, args: list, ids: list[dict[str, int]]) -> None:
     """Run the threads of one workgroup (their specials ``ids``) in lockstep from barrier to barrier; every
     thread must reach the same barriers and ``uop.wmma`` ops (uniform control flow) and finish together.
     Between two stops the last thread runs first and thread 0 last, so thread 0 (which stores what a workgroup
@@ -108,7 +223,7 @@ def run_workgroup(kernel: U.UopKernelOp, args: list, ids: list[dict[str, int]]) 
     At a ``uop.wmma`` each warp (32 consecutive ``local_id.x``) multiplies its lanes' fragments."""
     local: dict = {}
     order = list(reversed(ids))
-    threads = [thread(kernel, args, specials, local) for specials in order]
+    threads = [_thread(plan, args, specials, local) for specials in order]
     replies: list = [None] * len(threads)
     while True:
         stops = [_resume(t, r) for t, r in zip(threads, replies)]
@@ -135,63 +250,6 @@ def _resume(t: Iterator, reply: object) -> tuple | None:
         return None
 
 
-def _in_bounds(op: Operation, idx: int, n: int, buf: np.ndarray) -> None:
-    if not (0 <= idx and idx + n <= len(buf)):
-        raise InterpretError(f"{op.name} out of bounds: elements {idx}..{idx + n - 1} of a buffer of {len(buf)}")
-
-
-def _execute(op: Operation, env: dict, args: list, specials: Mapping[str, int]) -> None:
-    """One straight-line op (everything but brackets, barriers, wmma and local memory)."""
-    get = [env.get(v) for v in op.operands]
-    t = op.results[0].type if op.results else None
-    if isinstance(op, U.RangeOp):
-        out = get[0]
-    elif isinstance(op, U.ParamOp):
-        out = args[op.index.value.data]
-    elif isinstance(op, U.SpecialOp):
-        out = specials[op.special.data]
-    elif isinstance(op, U.ConstOp):
-        value = op.value
-        out = _value(value.get_values() if isinstance(value, DenseIntOrFPElementsAttr) else value.value.data, t)  # type: ignore[union-attr,arg-type]
-    elif isinstance(op, AluOp):
-        out = _value(alu_semantics(op.alu_kind)(*get), t)  # type: ignore[arg-type]
-    elif isinstance(op, U.CastOp):
-        out = _value(np.asarray(get[0]).astype(_np_type(t)), t)  # type: ignore[arg-type]
-    elif isinstance(op, U.BitcastOp):
-        out = _value(bitcast(np.asarray(get[0]), _np_type(t)), t)  # type: ignore[arg-type]
-    elif isinstance(op, U.LoadOp):
-        buf, idx, *gate = get
-        n = lanes(t)  # type: ignore[arg-type]
-        if gate and not gate[0]:
-            out = _value(np.zeros(n), t) if n > 1 else _value(0, t)  # type: ignore[arg-type]
-        else:
-            _in_bounds(op, idx, n, buf)  # type: ignore[arg-type]
-            out = _value(buf[idx : idx + n], t) if n > 1 else _value(buf[idx], t)  # type: ignore[index,arg-type]
-    elif isinstance(op, U.StoreOp):
-        buf, idx, value, *gate = get
-        if not gate or gate[0]:
-            n = lanes(op.value.type)
-            _in_bounds(op, idx, n, buf)  # type: ignore[arg-type]
-            buf[idx : idx + n] = value  # type: ignore[index]
-        return
-    elif isinstance(op, U.DefineAccOp):
-        out = [get[0]]
-    elif isinstance(op, U.AccGetOp):
-        out = get[0][0]  # type: ignore[index]
-    elif isinstance(op, U.AccSetOp):
-        get[0][0] = get[1]  # type: ignore[index]
-        return
-    elif isinstance(op, U.VectorizeOp):
-        out = _value(get, t)  # type: ignore[arg-type]
-    elif isinstance(op, U.ExtractOp):
-        out = _value(get[0][op.lane.value.data], t)  # type: ignore[index,arg-type]
-    elif isinstance(op, U.IfOp | U.EndIfOp | U.EndOp):
-        return
-    else:
-        raise InterpretError(f"the uop interpreter cannot run '{op.name}'")
-    env[op.results[0]] = out
-
-
 def launch(
     kernel: U.UopKernelOp,
     args: list,
@@ -202,13 +260,13 @@ def launch(
     """Run ``kernel`` the way its launch attributes say: CPU slices of ``core_extent`` over ``threads``
     threads, or every workgroup and thread of a GPU launch (over ``grid`` workgroups instead of its
     ``global_size`` when given, to run workgroups beyond the kernel's ranges)."""
-    symbols = symbols or {}
+    symbols, plan = symbols or {}, _Plan.of(kernel)
     attrs = kernel.attributes
     if "core_extent" in attrs:
         extent = evaluate(attrs["core_extent"].data, symbols)  # type: ignore[attr-defined]
         cuts = sorted({0, extent, *(extent * t // threads for t in range(1, threads))})
         for start, end in zip(cuts, cuts[1:]):
-            run_kernel(kernel, args, {"core_start": start, "core_end": end})
+            _run_alone(plan, args, {"core_start": start, "core_end": end})
         return
     grid = grid or [evaluate(s.data, symbols) for s in attrs["global_size"].data]  # type: ignore[attr-defined]
     block = [n.value.data for n in attrs["local_size"].data]  # type: ignore[attr-defined]
@@ -216,7 +274,7 @@ def launch(
         groups = {f"group_id.{a}": v for a, v in zip("zyx", g)}
         in_group = itertools.product(*(range(n) for n in reversed(block)))
         ids = [groups | {f"local_id.{a}": v for a, v in zip("zyx", t)} for t in in_group]
-        run_workgroup(kernel, args, ids)
+        _run_workgroup(plan, args, ids)
 
 
 def _launch_uop(callee: Operation, args: list, symbols: Mapping[str, int]) -> None:
