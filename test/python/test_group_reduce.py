@@ -35,7 +35,7 @@ from kiln.capabilities.description import get_target
 
 from kiln.interpreters.uop import launch
 
-from linearized import count, linearize, ops_of
+from kernel_ir import count, linearize, ops_of
 
 GPU_TARGETS = ["webgpu", "cuda"]
 

@@ -17,16 +17,13 @@ from kiln.interpreters.kernel import run_kernel
 from kiln.interpreters.run import level_of, run_module
 from kiln.support.errors import InputError
 
+from kernel_ir import parse_kernel
+
 
 def parse(text: str) -> ModuleOp:
     module = Parser(make_context(), text).parse_module()
     module.verify()
     return module
-
-
-def the_kernel(text: str) -> K.KernelOp:
-    (k,) = [op for op in parse(text).ops if isinstance(op, K.KernelOp)]
-    return k
 
 
 SUM_ROWS = """
@@ -49,7 +46,7 @@ kernel.kernel @sum_rows(%x: !kernel.buffer<Nx3xf32>, %out: !kernel.buffer<Nxf32>
 def test_reduce_combines_over_its_ranges_whatever_their_kind(kind: str, op: str, numpy) -> None:
     x = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
     out = np.zeros(4, np.float32)
-    run_kernel(the_kernel(SUM_ROWS.replace("%KIND", kind).replace("%OP", op)), [x.reshape(-1), out, 4])
+    run_kernel(parse_kernel(SUM_ROWS.replace("%KIND", kind).replace("%OP", op)), [x.reshape(-1), out, 4])
     np.testing.assert_array_equal(out, numpy(x, axis=1))
 
 
@@ -69,7 +66,7 @@ kernel.kernel @empty(%out: !kernel.buffer<2xf32>) attributes {symbols = []} {
 @pytest.mark.parametrize(("op", "identity"), [("add", 0.0), ("mul", 1.0), ("max", -np.inf), ("min", np.inf)])
 def test_a_reduce_over_an_empty_range_gives_the_identity(op: str, identity: float) -> None:
     out = np.zeros(2, np.float32)
-    run_kernel(the_kernel(EMPTY_REDUCE.replace("%OP", op)), [out])
+    run_kernel(parse_kernel(EMPTY_REDUCE.replace("%OP", op)), [out])
     np.testing.assert_array_equal(out, [identity, identity])
 
 
@@ -87,7 +84,7 @@ kernel.kernel @count(%out: !kernel.buffer<1xi32>) attributes {symbols = []} {
 
 def test_a_value_that_does_not_depend_on_the_range_is_combined_once_per_point() -> None:
     out = np.zeros(1, np.int32)
-    run_kernel(the_kernel(CONSTANT_SUM), [out])
+    run_kernel(parse_kernel(CONSTANT_SUM), [out])
     assert out[0] == 7
 
 
@@ -109,13 +106,13 @@ kernel.kernel @pad(%x: !kernel.buffer<3xf32>, %out: !kernel.buffer<5xf32>) attri
 
 def test_a_gated_load_reads_zero_where_its_gate_is_false_even_out_of_bounds() -> None:
     out = np.full(5, np.nan, np.float32)
-    run_kernel(the_kernel(PAD.replace("%GATE", ", %valid")), [np.array([1, 2, 3], np.float32), out])
+    run_kernel(parse_kernel(PAD.replace("%GATE", ", %valid")), [np.array([1, 2, 3], np.float32), out])
     np.testing.assert_array_equal(out, [0, 1, 2, 3, 0])
 
 
 def test_an_ungated_access_out_of_bounds_fails() -> None:
     with pytest.raises(InterpretError, match="out of bounds"):
-        run_kernel(the_kernel(PAD.replace("%GATE", "")), [np.array([1, 2, 3], np.float32), np.zeros(5, np.float32)])
+        run_kernel(parse_kernel(PAD.replace("%GATE", "")), [np.array([1, 2, 3], np.float32), np.zeros(5, np.float32)])
 
 
 GATED_STORE = """
@@ -134,7 +131,7 @@ kernel.kernel @evens(%out: !kernel.buffer<6xi32>) attributes {symbols = []} {
 
 def test_a_gated_store_writes_only_where_its_gate_holds() -> None:
     out = np.full(6, -1, np.int32)
-    run_kernel(the_kernel(GATED_STORE), [out])
+    run_kernel(parse_kernel(GATED_STORE), [out])
     np.testing.assert_array_equal(out, [0, -1, 2, -1, 4, -1])
 
 
@@ -155,7 +152,7 @@ kernel.kernel @cdiv(%a: !kernel.buffer<4xi32>, %b: !kernel.buffer<4xi32>, %q: !k
 def test_integer_division_truncates_toward_zero_as_in_c() -> None:
     a, b = np.array([7, -7, 7, -7], np.int32), np.array([2, 2, -2, -2], np.int32)
     q, r = np.zeros(4, np.int32), np.zeros(4, np.int32)
-    run_kernel(the_kernel(C_DIVISION), [a, b, q, r])
+    run_kernel(parse_kernel(C_DIVISION), [a, b, q, r])
     np.testing.assert_array_equal(q, [3, -3, -3, 3])
     np.testing.assert_array_equal(r, [1, -1, 1, -1])
 

@@ -22,7 +22,7 @@ from kiln.lowering.kernel_to_uop import ConvertKernelToUop
 from kiln.compiler.registry import make_context
 from kiln.interpreters.uop import launch
 
-from linearized import count, linearize, ops_of
+from kernel_ir import count, linearize, ops_of
 
 # ---------------------------------------------------------------------------------------------
 # helpers

@@ -37,7 +37,7 @@ from kiln.compiler.driver import compile
 
 from kiln.interpreters.uop import launch
 
-from linearized import count
+from kernel_ir import count
 
 
 def matmul(dtype: str, m: int | str, n: int, k: int, batch: str = "", out: str = "") -> str:

@@ -1,5 +1,5 @@
-"""Helpers for tests of linearized kernels: parse a ``kernel.kernel``, run ``convert-kernel-to-uop`` on it and
-look at the ``uop.kernel`` it became."""
+"""Helpers for tests that start from hand-written kernel-level IR: parse a ``kernel.kernel``, or run
+``convert-kernel-to-uop`` on it and look at the ``uop.kernel`` it became."""
 
 from __future__ import annotations
 
@@ -8,8 +8,16 @@ from xdsl.parser import Parser
 
 from kiln.compiler.registry import make_context
 from kiln.dialects import uop as U
+from kiln.dialects.kernel import KernelOp
 from kiln.lowering.kernel_to_uop import ConvertKernelToUop
 from kiln.passes.uop_simplify import UopSimplify
+
+
+def parse_kernel(text: str) -> KernelOp:
+    """The one ``kernel.kernel`` of ``text``."""
+    module = Parser(make_context(), text).parse_module()
+    (found,) = [op for op in module.ops if isinstance(op, KernelOp)]
+    return found
 
 
 def linearize(text: str, target: str = "cpu-llvm", simplify: bool = False) -> U.UopKernelOp:
