@@ -13,6 +13,23 @@ from kiln.lowering.kernel_to_uop import ConvertKernelToUop
 from kiln.passes.uop_simplify import UopSimplify
 
 
+PAD = """
+kernel.kernel @pad(%x: !kernel.buffer<10xf32>, %out: !kernel.buffer<12xf32>) attributes {symbols = []} {
+  %c12 = kernel.const 12 : index
+  %c1 = kernel.const 1 : index
+  %c11 = kernel.const 11 : index
+  %i = kernel.range %c12 global
+  %lo = kernel.cmple %c1, %i : index
+  %hi = kernel.cmplt %i, %c11 : index
+  %valid = kernel.and %lo, %hi : i1
+  %src = kernel.sub %i, %c1 : index
+  %v = kernel.load %x[%src], %valid : f32
+  kernel.store %out[%i], %v
+}
+"""
+"""Padding by one element on each side: a load gated by its index being in bounds."""
+
+
 def parse_kernel(text: str) -> KernelOp:
     """The one ``kernel.kernel`` of ``text``."""
     module = Parser(make_context(), text).parse_module()

@@ -17,7 +17,7 @@ from kiln.interpreters.kernel import run_kernel
 from kiln.interpreters.run import level_of, run_module
 from kiln.support.errors import InputError
 
-from kernel_ir import parse_kernel
+from kernel_ir import PAD, parse_kernel
 
 
 def parse(text: str) -> ModuleOp:
@@ -88,31 +88,16 @@ def test_a_value_that_does_not_depend_on_the_range_is_combined_once_per_point() 
     assert out[0] == 7
 
 
-PAD = """
-kernel.kernel @pad(%x: !kernel.buffer<3xf32>, %out: !kernel.buffer<5xf32>) attributes {symbols = []} {
-  %c5 = kernel.const 5 : index
-  %c1 = kernel.const 1 : index
-  %c4 = kernel.const 4 : index
-  %i = kernel.range %c5 global
-  %lo = kernel.cmple %c1, %i : index
-  %hi = kernel.cmplt %i, %c4 : index
-  %valid = kernel.and %lo, %hi : i1
-  %src = kernel.sub %i, %c1 : index
-  %v = kernel.load %x[%src]%GATE : f32
-  kernel.store %out[%i], %v
-}
-"""
-
-
 def test_a_gated_load_reads_zero_where_its_gate_is_false_even_out_of_bounds() -> None:
-    out = np.full(5, np.nan, np.float32)
-    run_kernel(parse_kernel(PAD.replace("%GATE", ", %valid")), [np.array([1, 2, 3], np.float32), out])
-    np.testing.assert_array_equal(out, [0, 1, 2, 3, 0])
+    x, out = np.arange(1, 11, dtype=np.float32), np.full(12, np.nan, np.float32)
+    run_kernel(parse_kernel(PAD), [x, out])
+    np.testing.assert_array_equal(out, [0, *x, 0])
 
 
 def test_an_ungated_access_out_of_bounds_fails() -> None:
+    ungated = PAD.replace("%x[%src], %valid : f32", "%x[%src] : f32")
     with pytest.raises(InterpretError, match="out of bounds"):
-        run_kernel(parse_kernel(PAD.replace("%GATE", "")), [np.array([1, 2, 3], np.float32), np.zeros(5, np.float32)])
+        run_kernel(parse_kernel(ungated), [np.zeros(10, np.float32), np.zeros(12, np.float32)])
 
 
 GATED_STORE = """

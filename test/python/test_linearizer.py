@@ -22,7 +22,7 @@ from kiln.lowering.kernel_to_uop import ConvertKernelToUop
 from kiln.compiler.registry import make_context
 from kiln.interpreters.uop import launch
 
-from kernel_ir import count, linearize, ops_of
+from kernel_ir import PAD, count, linearize, ops_of
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -132,21 +132,6 @@ kernel.kernel @sum_of_max(%x: !kernel.buffer<4x6x5xf32>, %out: !kernel.buffer<4x
   %m = kernel.reduce max %v over %k : f32
   %s = kernel.reduce add %m over %j : f32
   kernel.store %out[%i], %s
-}
-"""
-
-PAD = """
-kernel.kernel @pad(%x: !kernel.buffer<10xf32>, %out: !kernel.buffer<12xf32>) attributes {symbols = []} {
-  %c12 = kernel.const 12 : index
-  %c1 = kernel.const 1 : index
-  %c11 = kernel.const 11 : index
-  %i = kernel.range %c12 global
-  %lo = kernel.cmple %c1, %i : index
-  %hi = kernel.cmplt %i, %c11 : index
-  %valid = kernel.and %lo, %hi : i1
-  %src = kernel.sub %i, %c1 : index
-  %v = kernel.load %x[%src], %valid : f32
-  kernel.store %out[%i], %v
 }
 """
 
