@@ -123,6 +123,20 @@ def get_target(name: str) -> TargetDescription:
     return module.describe()
 
 
+def target_for_pass(pass_name: str, name: str) -> TargetDescription:
+    """``get_target(name)`` for the ``target`` option of pass ``pass_name``: a target that is unknown or not
+    available here fails the pass (xDSL's ``PassFailedException``, which the tools report as one line, prefixed
+    with the pass name) rather than escaping as a ``KilnError`` from the middle of a pipeline."""
+    from xdsl.utils.exceptions import PassFailedException
+
+    from kiln.support.errors import KilnError
+
+    try:
+        return get_target(name)
+    except KilnError as e:
+        raise PassFailedException(f"{pass_name}: {e}") from None
+
+
 def target_names() -> list[str]:
     return list(_DESCRIPTION_MODULES)
 

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from kiln.dialects.types import Shape, TensorType, declared_dims, format_shape, is_bool, to_numpy
+from kiln.dialects.types import BufferType, Shape, TensorType, declared_dims, format_shape, is_bool, to_numpy
 from kiln.support.errors import InputError, KilnError
 from kiln.interpreters.graph_ops import NEEDS_DTYPE, NEEDS_SHAPE, OPS, is_float
 
@@ -31,7 +31,7 @@ class InterpretError(KilnError):
     declared type: a bug in the IR's types or in the interpreter, never in the inputs."""
 
 
-def _wrap_ints(values: Sequence[int], dtype: np.dtype) -> np.ndarray:
+def wrap_ints(values: Sequence[int], dtype: np.dtype) -> np.ndarray:
     """Integers (signed or unsigned readings of the bits, as IntegerAttr keeps them) as ``dtype``, wrapping."""
     if dtype == np.bool_:
         return np.array([v != 0 for v in values], dtype=np.bool_)
@@ -53,12 +53,12 @@ def property_value(attr: Attribute) -> object:
         assert isinstance(t, BuiltinTensorType)
         dtype = to_numpy(t.element_type)
         values = attr.get_values()
-        flat = np.array(values, dtype=np.float64).astype(dtype) if is_float(dtype) else _wrap_ints(values, dtype)  # type: ignore[arg-type]
+        flat = np.array(values, dtype=np.float64).astype(dtype) if is_float(dtype) else wrap_ints(values, dtype)  # type: ignore[arg-type]
         return flat.reshape(tuple(t.get_shape()))
     raise InterpretError(f"cannot interpret a property of kind {attr.name}")
 
 
-def _bound_shape(shape: Shape, symbols: Mapping[str, int], what: str) -> tuple[int, ...]:
+def bound_shape(shape: Shape, symbols: Mapping[str, int], what: str) -> tuple[int, ...]:
     out: list[int] = []
     for d in shape:
         if isinstance(d, str):
@@ -69,10 +69,14 @@ def _bound_shape(shape: Shape, symbols: Mapping[str, int], what: str) -> tuple[i
     return tuple(out)
 
 
-def _bind_inputs(
-    f: func.FuncOp, inputs: Sequence[np.ndarray], dims: Mapping[str, int] | None
+def bind_inputs(
+    f: func.FuncOp,
+    inputs: Sequence[np.ndarray],
+    dims: Mapping[str, int] | None,
+    shaped: type[TensorType | BufferType] = TensorType,
 ) -> tuple[list[np.ndarray], dict[str, int]]:
-    """Check the inputs against the function's argument types; bind every symbolic dim they fix."""
+    """Check the inputs against the function's argument types (``shaped``: tensors for a graph function,
+    buffers for a schedule); bind every symbolic dim they fix."""
     name = f.sym_name.data
     arg_types = f.function_type.inputs.data
     if len(inputs) != len(arg_types):
@@ -80,8 +84,8 @@ def _bind_inputs(
     symbols: dict[str, int] = dict(dims or {})
     arrays: list[np.ndarray] = []
     for i, (x, t) in enumerate(zip(inputs, arg_types)):
-        if not isinstance(t, TensorType):
-            raise InterpretError(f"@{name}: argument {i} has type {t}, not a !graph.tensor")
+        if not isinstance(t, shaped):
+            raise InterpretError(f"@{name}: argument {i} has type {t}, not a !{shaped.name}")
         a = np.asarray(x)
         want = to_numpy(t.element_type)
         if a.dtype != want:
@@ -109,7 +113,7 @@ def _run_op(op: Operation, env: dict[SSAValue, np.ndarray], symbols: Mapping[str
         raise InterpretError(f"the graph interpreter cannot run '{op.name}'")
     if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType):
         raise InterpretError(f"'{op.name}' must have one !graph.tensor result")
-    shape = _bound_shape(rt.shape, symbols, op.name)
+    shape = bound_shape(rt.shape, symbols, op.name)
     dtype = to_numpy(rt.element_type)
     kwargs = {k: property_value(v) for k, v in op.properties.items()}
     if short in NEEDS_SHAPE:
@@ -137,7 +141,7 @@ def run_function(
 
     ``dims`` gives symbolic dims the inputs do not fix (only needed when a symbol appears in no argument).
     """
-    arrays, symbols = _bind_inputs(func_op, inputs, dims)
+    arrays, symbols = bind_inputs(func_op, inputs, dims)
     env: dict[SSAValue, np.ndarray] = dict(zip(func_op.body.block.args, arrays))
     for op in func_op.body.block.ops:
         if isinstance(op, func.ReturnOp):
@@ -146,11 +150,16 @@ def run_function(
     raise InterpretError(f"@{func_op.sym_name.data} has no func.return")
 
 
+def find_function(module: ModuleOp, function_name: str) -> func.FuncOp:
+    """The ``func.func`` named ``function_name`` in ``module`` (a graph function or a schedule)."""
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == function_name:
+            return op
+    raise KilnError(f"no function @{function_name} in the module")
+
+
 def run_module(
     module: ModuleOp, function_name: str, inputs: Sequence[np.ndarray], dims: Mapping[str, int] | None = None
 ) -> list[np.ndarray]:
-    """Run the ``func.func`` named ``function_name`` in ``module``."""
-    for op in module.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == function_name:
-            return run_function(op, inputs, dims)
-    raise KilnError(f"no function @{function_name} in the module")
+    """Run the graph ``func.func`` named ``function_name`` in ``module``."""
+    return run_function(find_function(module, function_name), inputs, dims)

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects.kernel import KernelOp
 from kiln.dialects.types import DIMS_KEY
@@ -24,8 +23,7 @@ from kiln.dialects.uop import UopKernelOp
 from kiln.lowering.linearize.emit import emit
 from kiln.lowering.linearize.instantiate import Instantiator
 from kiln.lowering.linearize.vectorize import Vectorizer
-from kiln.support.errors import KilnError
-from kiln.capabilities.description import TargetDescription, get_target
+from kiln.capabilities.description import TargetDescription, target_for_pass
 
 COPIED_ATTRIBUTES = ("symbols", DIMS_KEY, "opts")
 """``kernel.kernel`` attributes the ``uop.kernel`` keeps."""
@@ -51,10 +49,7 @@ class ConvertKernelToUop(ModulePass):
     target: str = "cpu-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            target = get_target(self.target)
-        except KilnError as e:
-            raise PassFailedException(f"convert-kernel-to-uop: {e}") from None
+        target = target_for_pass(self.name, self.target)
         for kernel in [k for k in op.ops if isinstance(k, KernelOp)]:
             op.body.block.insert_op_before(linearize(kernel, target), kernel)
             kernel.detach()

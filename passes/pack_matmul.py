@@ -23,13 +23,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, itemsize
 from kiln.passes.optimize.heuristic import CPU_VECTORS, REUSE_TILE
-from kiln.support.errors import KilnError
-from kiln.capabilities.description import get_target
+from kiln.capabilities.description import target_for_pass
 
 PACK_MIN_BYTES = 2 << 20
 """B must be at least this large (2 MiB, twice a core's L2) for its panels to thrash; measured (docs/performance.md):
@@ -51,10 +49,7 @@ class GraphPackMatmul(ModulePass):
     """Pack only when B has at least this many bytes (tests lower it)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            target = get_target(self.target)
-        except KilnError as e:
-            raise PassFailedException(f"graph-pack-matmul: {e}") from None
+        target = target_for_pass(self.name, self.target)
         if not target.has_threads:
             return
         for mm in [o for o in op.walk() if isinstance(o, graph.MatmulOp)]:

@@ -34,13 +34,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException, PassFailedException
+from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
 from kiln.dialects.graph import REALIZE_ATTR
 from kiln.dialects.types import TensorType, declared_dims, itemsize
-from kiln.support.errors import KilnError
-from kiln.capabilities.description import TargetDescription, get_target
+from kiln.capabilities.description import TargetDescription, target_for_pass
 
 RECOMPUTE_LIMIT = 24
 
@@ -250,10 +249,7 @@ class GraphMarkRealize(ModulePass):
     """Schedule for this target (its description says which reduce broadcasts it may fuse); none: for any."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            target = get_target(self.target) if self.target is not None else None
-        except KilnError as e:
-            raise PassFailedException(f"graph-mark-realize: {e}") from None
+        target = target_for_pass(self.name, self.target) if self.target is not None else None
         for fn in op.walk():
             if isinstance(fn, func.FuncOp) and not fn.is_declaration:
                 for v, why in decide_realize(fn, target).items():

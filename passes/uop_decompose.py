@@ -90,13 +90,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, like
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
-from kiln.support.errors import KilnError
-from kiln.capabilities.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, get_target
+from kiln.capabilities.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, target_for_pass
 from kiln.support.diagnostics import error_at
 
 getcontext().prec = 50
@@ -155,43 +155,67 @@ class UopDecompose(ModulePass):
     target: str = "cpu-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            target = get_target(self.target)
-        except KilnError as e:
-            raise PassFailedException(f"uop-decompose: {e}") from None
+        target = target_for_pass(self.name, self.target)
         for kernel in [k for k in op.ops if isinstance(k, U.UopKernelOp)]:
             decompose_kernel(kernel, target, compute_dtypes(target))
 
 
 def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computable: frozenset[str]) -> None:
-    """Rewrite every ALU op of ``kernel`` that ``target`` cannot run; ``computable``: dtypes it computes in."""
+    """Rewrite every ALU op of ``kernel`` that ``target`` cannot run; ``computable``: dtypes it computes in.
+
+    Two walks, each over the ops present when it starts (new ops are already legal: a ``Builder`` decomposes what
+    it emits): divisions by loop-invariant divisors first, so their reciprocals are decomposed by the second."""
     block = kernel.body.block
     if target.reciprocal_divisors:
-        reciprocal_divisors(block, target)
+        walk_once(DivideByReciprocal(target, loop_invariant_divisions(block)), kernel)
     innermost: set[Operation] = set()
     if target.cpu_cores is not None:
         innermost, tiled = in_innermost_loops(block, target.vector_width("f32"))
         if tiled and not target.vectorizes_loops:
             innermost = set()
-    software = dataclasses.replace(target, native_dtypes={**target.native_dtypes, **LIBM_ON_F64})
-    for op in [o for o in block.ops if isinstance(o, AluOp)]:
+    walk_once(DecomposeAlu(target, computable, frozenset(innermost)), kernel)
+
+
+def walk_once(pattern: RewritePattern, kernel: U.UopKernelOp) -> None:
+    """Apply ``pattern`` to each op of ``kernel`` once, in program order; ops it creates are not revisited and
+    nothing else is erased (no dead-code elimination: that is ``dce``'s job)."""
+    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_region(kernel.body)
+
+
+@dataclass
+class DecomposeAlu(RewritePattern):
+    """An ALU op the target cannot run becomes the ops of its rule; one on a float dtype the target does not
+    compute with is computed in f32. In ``innermost`` loops of CPU kernels, exp, exp2, log and log2 below f64
+    are computed in software (``in_innermost_loops``)."""
+
+    target: TargetDescription
+    computable: frozenset[str]
+    innermost: frozenset[Operation]
+
+    @functools.cached_property
+    def software(self) -> TargetDescription:
+        """The target with libm's f64-only functions counted as missing below f64."""
+        return dataclasses.replace(self.target, native_dtypes={**self.target.native_dtypes, **LIBM_ON_F64})
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        kernel = op.parent_op()
+        if not isinstance(op, AluOp) or not isinstance(kernel, U.UopKernelOp):
+            return
         scalar = element_type(op.value_operands[0].type)
-        widen = is_float(scalar) and dtype_name(scalar) not in computable
-        op_target = target
-        if op.alu_kind in LIBM_F64_ONLY and op in innermost and dtype_name(scalar) != "f64":
-            op_target = software
-            if not target.vectorizes_loops:
+        widen = is_float(scalar) and dtype_name(scalar) not in self.computable
+        op_target = self.target
+        if op.alu_kind in LIBM_F64_ONLY and op in self.innermost and dtype_name(scalar) != "f64":
+            op_target = self.software
+            if not self.target.vectorizes_loops:
                 kernel.attributes[LOOP_VECTORIZE] = UnitAttr()
         if not widen and op_target.is_native(op.alu_kind, dtype_name(scalar)):
-            continue
-        b = Builder(block, op, op_target)
+            return
+        b = Builder(rewriter, op, op_target)
         if widen:
             result = b.in_f32(op.alu_kind, list(op.operands), op.results[0].type)
         else:
             result = b.decompose(op.alu_kind, list(op.operands))
-        op.results[0].replace_all_uses_with(result)
-        op.detach()
-        op.erase()
+        rewriter.replace(op, [], [result])
 
 
 def in_innermost_loops(block: Block, lanes: int) -> tuple[set[Operation], bool]:
@@ -225,13 +249,12 @@ def in_innermost_loops(block: Block, lanes: int) -> tuple[set[Operation], bool]:
     return found, tiled
 
 
-def reciprocal_divisors(block: Block, target: TargetDescription) -> None:
-    """``a / d`` on floats, ``d`` defined before the innermost loop around the division, becomes ``a * r`` with
-    ``r = 1 / d`` emitted right after ``d`` (once per divisor): at most 1 ulp more (see
-    ``TargetDescription.reciprocal_divisors``)."""
+def loop_invariant_divisions(block: Block) -> frozenset[Operation]:
+    """The float divisions of ``block`` inside a loop whose divisor is defined before the innermost loop around
+    the division."""
     defined: dict[SSAValue, int] = {}
     loops: list[int] = []
-    divisions: list[Operation] = []
+    divisions: set[Operation] = set()
     for i, op in enumerate(block.ops):
         defined.update((r, i) for r in op.results)
         if isinstance(op, U.RangeOp):
@@ -240,29 +263,38 @@ def reciprocal_divisors(block: Block, target: TargetDescription) -> None:
             loops.pop()
         elif isinstance(op, U.ALU["div"]) and is_float(element_type(op.results[0].type)) and loops:
             if defined.get(op.operands[1], -1) < loops[-1]:
-                divisions.append(op)
-    reciprocals: dict[SSAValue, SSAValue] = {}
-    for op in divisions:
+                divisions.add(op)
+    return frozenset(divisions)
+
+
+@dataclass
+class DivideByReciprocal(RewritePattern):
+    """``a / d`` (one of ``divisions``) becomes ``a * r`` with ``r = 1 / d`` emitted right after ``d``, once per
+    divisor: at most 1 ulp more (see ``TargetDescription.reciprocal_divisors``)."""
+
+    target: TargetDescription
+    divisions: frozenset[Operation]
+    reciprocals: dict[SSAValue, SSAValue] = dataclasses.field(default_factory=dict)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op not in self.divisions:
+            return
         a, d = op.operands
-        if d not in reciprocals:
-            at = d.owner.next_op if isinstance(d.owner, Operation) else block.first_op
-            reciprocals[d] = Builder(block, at, target).alu("recip", d)
-        product = U.ALU["mul"](a, reciprocals[d])
-        block.insert_op_before(product, op)
-        op.results[0].replace_all_uses_with(product.results[0])
-        op.detach()
-        op.erase()
+        if d not in self.reciprocals:
+            at = d.owner.next_op if isinstance(d.owner, Operation) else d.owner.first_op
+            self.reciprocals[d] = Builder(rewriter, at, self.target).alu("recip", d)  # type: ignore[arg-type]
+        rewriter.replace(op, U.ALU["mul"](a, self.reciprocals[d]))
 
 
 class Builder:
     """Emits ops before ``at``; an ALU op the target lacks is decomposed by its rule as it is emitted."""
 
-    def __init__(self, block: Block, at: Operation, target: TargetDescription):
-        self.block, self.at, self.target = block, at, target
+    def __init__(self, rewriter: PatternRewriter, at: Operation, target: TargetDescription):
+        self.rewriter, self.at, self.target = rewriter, at, target
         self._active: list[tuple[str, Attribute]] = []
 
     def emit(self, op: Operation) -> SSAValue:
-        self.block.insert_op_before(op, self.at)
+        self.rewriter.insert(op, InsertPoint.before(self.at))
         return op.results[0]
 
     def const(self, value: float | int, like_value: SSAValue) -> SSAValue:

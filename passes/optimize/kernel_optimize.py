@@ -24,7 +24,7 @@ from kiln.passes.optimize.heuristic import heuristic_opts
 from kiln.passes.optimize.opts import OptError, parse_opts
 from kiln.passes.optimize.space import applied, loop_iterations, record
 from kiln.support.errors import KilnError
-from kiln.capabilities.description import TargetDescription, get_target
+from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.support.diagnostics import error_at
 
 SEARCHES = ("heuristic", "beam", "none")
@@ -56,10 +56,7 @@ class KernelOptimize(ModulePass):
     """Processes compiling candidates (0: one per core)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            target = get_target(self.target)
-        except KilnError as e:
-            raise PassFailedException(f"kernel-optimize: {e}") from None
+        target = target_for_pass(self.name, self.target)
         if self.search not in SEARCHES:
             raise PassFailedException(f"kernel-optimize: search must be one of {', '.join(SEARCHES)}, got '{self.search}'")
         try:

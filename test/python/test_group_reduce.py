@@ -3,7 +3,7 @@
 Hand-written kernel-level IR in the form the optimizer's ``group``/``grouptop`` opts produce (see
 ``kiln/lowering/linearize/group.py``) is linearized for webgpu and cuda and
 
-- run by the reference evaluator of ``test_linearizer`` (workgroups in lockstep from barrier to barrier, which
+- run by the uop reference interpreter, ``kiln.interpreters.uop`` (workgroups in lockstep from barrier to barrier, which
   also checks that every thread reaches the same barriers) against numpy;
 - run end to end on the ``webgpu`` device (lavapipe here) as a ``ProgramSpec`` whose schedule launches the
   kernel, with the sizes the brief names (a 64x1000 row sum);
@@ -33,7 +33,9 @@ from kiln.compiler.driver import lower_program
 from kiln.compiler.module import parse_module
 from kiln.capabilities.description import get_target
 
-from test_linearizer import count, launch, linearize, ops_of
+from kiln.interpreters.uop import launch
+
+from kernel_ir import count, linearize, ops_of
 
 GPU_TARGETS = ["webgpu", "cuda"]
 

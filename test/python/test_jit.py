@@ -12,7 +12,7 @@ from kiln.jit.lower import Subgraph
 from kiln.compiler.registry import PIPELINES, make_context
 from xdsl.parser import Parser
 
-from test_tensor_cases import DEVICES, require
+from tensor_cases import DEVICES, require
 
 D = "interp"
 

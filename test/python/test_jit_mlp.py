@@ -17,7 +17,7 @@ import pytest
 
 from kiln.jit import Dim, Tensor, jit
 
-from test_tensor_cases import DEVICES, require
+from tensor_cases import DEVICES, require
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "jit_mlp.py"
 

@@ -1,320 +1,31 @@
 """convert-kernel-to-uop: the structure of linearized kernels, and their meaning.
 
-Meaning is checked by running the ``uop.kernel`` with a small reference evaluator (``run_kernel``, below: the
-uop semantics of docs/dialects/uop.md over numpy values) against numpy, on the CPU mapping split across
-"threads" and on the GPU mappings by running every workgroup of the launch, its threads in lockstep from
-barrier to barrier with shared local memory (``run_workgroup``; test_group_reduce.py uses it too).
+Meaning is checked by running the ``uop.kernel`` with the uop reference interpreter (``kiln.interpreters.uop``)
+against numpy, on the CPU mapping split across "threads" and on the GPU mappings by running every workgroup
+of the launch, its threads in lockstep from barrier to barrier with shared local memory.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections.abc import Iterator, Sequence
-
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, ModuleOp, VectorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp, VectorType
+from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
-from kiln.dialects.alu import AluOp, element_type, is_vector, lanes
+from kiln.dialects.alu import AluOp, is_vector
 from kiln.dialects.types import BufferType, numel, to_numpy
 from kiln.lowering.kernel_to_uop import ConvertKernelToUop
-from kiln.support.symbolic import c_div
-from kiln.passes.uop_simplify import UopSimplify
 from kiln.compiler.registry import make_context
-from kiln.support.symbolic import evaluate_size
+from kiln.interpreters.uop import launch
 
-# ---------------------------------------------------------------------------------------------
-# a reference evaluator for uop kernels
-
-
-def _np_type(t) -> np.dtype:
-    return to_numpy(element_type(t))
-
-
-def _value(x, t):
-    """``x`` as the evaluator represents a value of type ``t``: int for index, numpy scalars or arrays else."""
-    if isinstance(t, IndexType):
-        return int(x)
-    return np.asarray(x, dtype=_np_type(t)) if is_vector(t) else _np_type(t).type(x)
-
-
-def _is_float(a) -> bool:
-    return np.asarray(a).dtype.kind == "f"
-
-
-def _c_div(a, b):
-    if isinstance(a, int):
-        return c_div(a, b)
-    q = a // b  # floor; C truncates: one more where the signs differ and it was not exact
-    return np.where((a - q * b != 0) & ((a < 0) != (b < 0)), q + 1, q)
-
-
-def _shift(a, b, left: bool):
-    """kiln's shifts: by an amount outside [0, width) the result is 0 (-1 for a negative signed ``shr``)."""
-    a_arr, b_arr = np.asarray(a), np.asarray(b)
-    width = a_arr.dtype.itemsize * 8
-    inside = (b_arr >= 0) & (b_arr < width)
-    amount = np.where(inside, b_arr, 0).astype(a_arr.dtype)
-    shifted = np.left_shift(a_arr, amount) if left else np.right_shift(a_arr, amount)
-    beyond = 0 if left else np.where(a_arr < 0, -1, 0)
-    return np.where(inside, shifted, beyond)
-
-
-ALU = {
-    "neg": lambda x: -x,
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "log": np.log,
-    "log2": np.log2,
-    "sin": np.sin,
-    "cos": np.cos,
-    "sqrt": np.sqrt,
-    "rsqrt": lambda x: 1 / np.sqrt(x),
-    "recip": lambda x: 1 / x,
-    "trunc": np.trunc,
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "abs": abs,
-    "sign": np.sign,
-    "tanh": np.tanh,
-    "erf": np.vectorize(math.erf),
-    "not": lambda x: np.logical_not(x) if np.asarray(x).dtype == np.bool_ else np.invert(x),
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-    "idiv": lambda a, b: np.trunc(a / b) if _is_float(a) else _c_div(a, b),
-    "mod": lambda a, b: np.fmod(a, b) if _is_float(a) else a - b * _c_div(a, b),
-    "max": np.maximum,
-    "min": np.minimum,
-    "pow": np.power,
-    "and": lambda a, b: a & b,
-    "or": lambda a, b: a | b,
-    "xor": lambda a, b: a ^ b,
-    "shl": lambda a, b: _shift(a, b, True),
-    "shr": lambda a, b: _shift(a, b, False),
-    "cmplt": lambda a, b: a < b,
-    "cmple": lambda a, b: a <= b,
-    "cmpeq": lambda a, b: a == b,
-    "cmpne": lambda a, b: a != b,
-    "where": lambda c, a, b: np.where(c, a, b),
-    "fma": lambda a, b, c: a * b + c,
-}
-
-
-def run_kernel(kernel: U.UopKernelOp, args: list, specials: dict[str, int] | None = None) -> None:
-    """Execute ``kernel`` once (one thread, no barriers) on ``args``: numpy arrays for pointer params (written in
-    place), ints for index params."""
-    for op, _ in thread(kernel, args, specials or {}, {}):
-        raise AssertionError(f"{op.name} in a kernel run by a single thread")
-
-
-def mma_m16n8k16_fragments(lane: int) -> dict[str, list[tuple[int, int]]]:
-    """(row, col) of each element a0..a7, b0..b3, c0..c3 that ``lane`` holds for PTX ``mma.m16n8k16`` with
-    .f16/.bf16 A/B and .f32 C/D, worded as the PTX ISA's tables ("Matrix Fragments for mma.m16n8k16 with
-    floating point type"), independently of the linearizer's own table."""
-    group, thread_in_group = lane >> 2, lane % 4
-    a = [(group + 8 * (i in (2, 3, 6, 7)), thread_in_group * 2 + (i & 0x1) + 8 * (i >= 4)) for i in range(8)]
-    b = [(thread_in_group * 2 + (i & 0x1) + 8 * (i >= 2), group) for i in range(4)]
-    c = [(group + 8 * (i >= 2), thread_in_group * 2 + (i & 0x1)) for i in range(4)]
-    return {"a": a, "b": b, "c": c}
-
-
-def warp_mma(fragments: list[tuple[int, list]]) -> list[np.ndarray]:
-    """``uop.wmma`` m16n8k16 for one warp: (lane, [a, b, c]) of its 32 threads -> each thread's D fragment.
-    Products and sums in f32 (the tensor core's accumulator)."""
-    assert sorted(lane for lane, _ in fragments) == list(range(32)), "uop.wmma needs all 32 lanes of the warp"
-    a, b, c = np.zeros((16, 16), np.float32), np.zeros((16, 8), np.float32), np.zeros((16, 8), np.float32)
-    for lane, values in fragments:
-        for matrix, name, value in zip((a, b, c), "abc", values):
-            for (row, col), x in zip(mma_m16n8k16_fragments(lane)[name], np.asarray(value, np.float32)):
-                matrix[row, col] = x
-    d = a @ b + c
-    return [np.array([d[pos] for pos in mma_m16n8k16_fragments(lane)["c"]], np.float32) for lane, _ in fragments]
-
-
-def thread(kernel: U.UopKernelOp, args: list, specials: dict[str, int], local: dict) -> Iterator[tuple[Operation, list]]:
-    """One thread of ``kernel``: yields (op, operand values) at every ``uop.barrier`` and ``uop.wmma`` (ops the
-    workgroup executes together; ``send`` gives a wmma its result) and returns at the end. ``local`` holds
-    the workgroup's local memory (``uop.define_local`` op -> array), shared by the threads of a workgroup."""
-    ops = list(kernel.body.block.ops)
-    position = {op: n for n, op in enumerate(ops)}
-    closing: dict[int, int] = {}
-    open_at: list[int] = []
-    for n, op in enumerate(ops):
-        if isinstance(op, U.RangeOp | U.IfOp):
-            open_at.append(n)
-        elif isinstance(op, U.EndOp | U.EndIfOp):
-            closing[open_at.pop()] = n
-    env: dict[SSAValue, object] = {}
-    pc = 0
-    with np.errstate(all="ignore"):
-        while pc < len(ops):
-            op = ops[pc]
-            if isinstance(op, U.RangeOp) and env[op.lo] >= env[op.hi]:  # type: ignore[operator]
-                pc = closing[pc] + 1
-                continue
-            if isinstance(op, U.IfOp) and not env[op.cond]:
-                pc = closing[pc] + 1
-                continue
-            if isinstance(op, U.EndOp):
-                rng = op.range.owner
-                env[op.range] = env[op.range] + 1  # type: ignore[operator]
-                if env[op.range] < env[rng.hi]:  # type: ignore[union-attr,operator]
-                    pc = position[rng] + 1  # type: ignore[index]
-                    continue
-            if isinstance(op, U.BarrierOp):
-                yield op, []
-            elif isinstance(op, U.WmmaOp):
-                env[op.result] = yield op, [env[v] for v in op.operands]
-            elif isinstance(op, U.DefineLocalOp):
-                if op not in local:  # never written: NaN (or the lowest integer) shows up in any result that reads it
-                    dtype = _np_type(op.result.type.element_type)  # type: ignore[attr-defined]
-                    fill = np.nan if dtype.kind == "f" else np.iinfo(dtype).min if dtype.kind in "iu" else True
-                    local[op] = np.full(op.size.value.data, fill, dtype)
-                env[op.results[0]] = local[op]
-            else:
-                _execute(op, env, args, specials)
-            pc += 1
-
-
-def run_workgroup(kernel: U.UopKernelOp, args: list, ids: list[dict[str, int]]) -> None:
-    """Run the threads of one workgroup (their specials ``ids``) in lockstep from barrier to barrier; every
-    thread must reach the same barriers and ``uop.wmma`` ops (uniform control flow) and finish together.
-    Between two stops the last thread runs first and thread 0 last, so thread 0 (which stores what a workgroup
-    combined) sees any local memory another thread overwrote too early: a missing barrier changes the result.
-    At a ``uop.wmma`` each warp (32 consecutive ``local_id.x``) multiplies its lanes' fragments."""
-    local: dict = {}
-    order = list(reversed(ids))
-    threads = [thread(kernel, args, specials, local) for specials in order]
-    replies: list = [None] * len(threads)
-    while True:
-        stops = [_resume(t, r) for t, r in zip(threads, replies)]
-        ops = [s[0] if s else None for s in stops]
-        assert len(set(map(id, ops))) == 1, f"threads of one workgroup stopped at different ops: {ops}"
-        if ops[0] is None:
-            return
-        if isinstance(ops[0], U.WmmaOp):
-            warps: dict[tuple, list[int]] = {}
-            for n, t in enumerate(order):
-                x, y, z = (t.get(f"local_id.{axis}", 0) for axis in "xyz")
-                warps.setdefault((x // 32, y, z), []).append(n)
-            for members in warps.values():
-                fragments = [(order[n].get("local_id.x", 0) % 32, stops[n][1]) for n in members]  # type: ignore[index]
-                for n, d in zip(members, warp_mma(fragments)):
-                    replies[n] = d
-
-
-def _resume(t: Iterator, reply: object) -> tuple | None:
-    try:
-        return t.send(reply)  # type: ignore[attr-defined]
-    except StopIteration:
-        return None
-
-
-def _execute(op: Operation, env: dict, args: list, specials: dict[str, int]) -> None:
-    get = [env.get(v) for v in op.operands]
-    t = op.results[0].type if op.results else None
-    if isinstance(op, U.RangeOp):
-        out = get[0]
-    elif isinstance(op, U.ParamOp):
-        out = args[op.index.value.data]
-    elif isinstance(op, U.SpecialOp):
-        out = specials[op.special.data]
-    elif isinstance(op, U.ConstOp):
-        value = op.value
-        if isinstance(value, DenseIntOrFPElementsAttr):
-            out = _value(value.get_values(), t)
-        else:
-            out = _value(value.value.data, t)  # type: ignore[union-attr]
-    elif isinstance(op, AluOp):
-        out = _value(ALU[op.alu_kind](*get), t)
-    elif isinstance(op, U.CastOp):
-        out = _value(np.asarray(get[0]).astype(_np_type(t)), t)
-    elif isinstance(op, U.LoadOp):
-        buf, idx, *gate = get
-        n = lanes(t)
-        if gate and not gate[0]:
-            out = _value(np.zeros(n), t) if n > 1 else _value(0, t)
-        else:
-            assert 0 <= idx and idx + n <= len(buf), f"load out of bounds: {idx}+{n} of {len(buf)}"
-            out = _value(buf[idx : idx + n], t) if n > 1 else _value(buf[idx], t)
-    elif isinstance(op, U.StoreOp):
-        buf, idx, value, *gate = get
-        if not gate or gate[0]:
-            n = lanes(op.value.type)
-            assert 0 <= idx and idx + n <= len(buf), f"store out of bounds: {idx}+{n} of {len(buf)}"
-            buf[idx : idx + n] = value
-        return
-    elif isinstance(op, U.DefineAccOp):
-        out = [get[0]]
-    elif isinstance(op, U.AccGetOp):
-        out = get[0][0]
-    elif isinstance(op, U.AccSetOp):
-        get[0][0] = get[1]
-        return
-    elif isinstance(op, U.VectorizeOp):
-        out = _value(get, t)
-    elif isinstance(op, U.ExtractOp):
-        out = _value(get[0][op.lane.value.data], t)
-    elif isinstance(op, U.IfOp | U.EndIfOp | U.EndOp):
-        return
-    else:
-        raise NotImplementedError(op.name)
-    env[op.results[0]] = out
-
-
-def launch(
-    kernel: U.UopKernelOp,
-    args: list,
-    symbols: dict[str, int] | None = None,
-    threads: int = 3,
-    grid: Sequence[int] | None = None,
-) -> None:
-    """Run ``kernel`` the way its launch attributes say: CPU slices of ``core_extent`` over ``threads``
-    threads, or every workgroup and thread of a GPU launch (over ``grid`` workgroups instead of its
-    ``global_size`` when given, to run workgroups beyond the kernel's ranges)."""
-    symbols = symbols or {}
-    attrs = kernel.attributes
-    if "core_extent" in attrs:
-        extent = evaluate_size(attrs["core_extent"].data, symbols)  # type: ignore[union-attr]
-        cuts = sorted({0, extent, *(extent * t // threads for t in range(1, threads))})
-        for start, end in zip(cuts, cuts[1:]):
-            run_kernel(kernel, args, {"core_start": start, "core_end": end})
-        return
-    grid = grid or [evaluate_size(s.data, symbols) for s in attrs["global_size"].data]  # type: ignore[union-attr]
-    block = [n.value.data for n in attrs["local_size"].data]  # type: ignore[union-attr]
-    for g in itertools.product(*(range(n) for n in reversed(grid))):
-        groups = {f"group_id.{a}": v for a, v in zip("zyx", g)}
-        in_group = itertools.product(*(range(n) for n in reversed(block)))
-        ids = [groups | {f"local_id.{a}": v for a, v in zip("zyx", t)} for t in in_group]
-        run_workgroup(kernel, args, ids)
-
+from kernel_ir import PAD, count, linearize, ops_of
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def linearize(text: str, target: str = "cpu-llvm", simplify: bool = False) -> U.UopKernelOp:
-    ctx = make_context()
-    module = Parser(ctx, text).parse_module()
-    module.verify()
-    ConvertKernelToUop(target=target).apply(ctx, module)
-    if simplify:
-        UopSimplify().apply(ctx, module)
-    module.verify()
-    (kernel,) = [op for op in module.ops if isinstance(op, U.UopKernelOp)]
-    return kernel
-
-
-def ops_of(kernel: U.UopKernelOp) -> list[Operation]:
-    return list(kernel.body.block.ops)
 
 
 def depth_of(kernel: U.UopKernelOp) -> dict[Operation, int]:
@@ -327,10 +38,6 @@ def depth_of(kernel: U.UopKernelOp) -> dict[Operation, int]:
         if isinstance(op, U.RangeOp | U.IfOp):
             depth += 1
     return out
-
-
-def count(kernel: U.UopKernelOp, cls: type) -> int:
-    return sum(isinstance(op, cls) for op in ops_of(kernel))
 
 
 def defining(kernel: U.UopKernelOp, name: str) -> Operation:
@@ -425,21 +132,6 @@ kernel.kernel @sum_of_max(%x: !kernel.buffer<4x6x5xf32>, %out: !kernel.buffer<4x
   %m = kernel.reduce max %v over %k : f32
   %s = kernel.reduce add %m over %j : f32
   kernel.store %out[%i], %s
-}
-"""
-
-PAD = """
-kernel.kernel @pad(%x: !kernel.buffer<10xf32>, %out: !kernel.buffer<12xf32>) attributes {symbols = []} {
-  %c12 = kernel.const 12 : index
-  %c1 = kernel.const 1 : index
-  %c11 = kernel.const 11 : index
-  %i = kernel.range %c12 global
-  %lo = kernel.cmple %c1, %i : index
-  %hi = kernel.cmplt %i, %c11 : index
-  %valid = kernel.and %lo, %hi : i1
-  %src = kernel.sub %i, %c1 : index
-  %v = kernel.load %x[%src], %valid : f32
-  kernel.store %out[%i], %v
 }
 """
 

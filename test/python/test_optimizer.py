@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.parser import Parser
 
 from kiln.dialects.kernel import KernelOp
 from kiln.compiler import measure, search
@@ -20,6 +19,8 @@ from kiln.compiler.registry import make_context
 from kiln.runtime.devices import device_available
 from kiln.capabilities.description import get_target
 from kiln.compiler.driver import compile
+
+from kernel_ir import parse_kernel
 
 CPU = get_target("cpu-llvm")
 
@@ -60,14 +61,8 @@ kernel.kernel @rows(%x: !kernel.buffer<5x20xf32>, %out: !kernel.buffer<5xf32>) a
 """
 
 
-def kernel(text: str) -> KernelOp:
-    module = Parser(make_context(), text).parse_module()
-    (found,) = [op for op in module.ops if isinstance(op, KernelOp)]
-    return found
-
-
 def matmul(m: int = 8, name: str = "mm") -> KernelOp:
-    return kernel(MATMUL % (name, m, m, m))
+    return parse_kernel(MATMUL % (name, m, m, m))
 
 
 def run(k: KernelOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -153,7 +148,7 @@ def test_optimized_kernels_are_left_alone() -> None:
     ],
 )
 def test_masked_and_split_reduces_compute_the_same(reduce: str, opts: str, want) -> None:
-    k = kernel(ROW_REDUCE.replace("REDUCE", reduce))
+    k = parse_kernel(ROW_REDUCE.replace("REDUCE", reduce))
     apply_opts(k, parse_opts(opts), CPU)
     x = -np.random.default_rng(0).uniform(0.5, 1.5, (5, 20)).astype(np.float32)
     (got,) = run(k, [x])

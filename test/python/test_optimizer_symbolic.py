@@ -11,7 +11,11 @@ from kiln.passes.optimize.apply import apply_opts
 from kiln.passes.optimize.opts import parse_opts
 from kiln.runtime.devices import device_available
 from kiln.compiler.driver import compile
-from test_optimizer import CPU, kernel
+from kiln.capabilities.description import get_target
+
+from kernel_ir import parse_kernel
+
+CPU = get_target("cpu-llvm")
 
 ROWS = (1, 7, 8, 9, 1023)
 
@@ -69,7 +73,7 @@ def test_symbolic_rows_matmul_computes_the_same(device: str) -> None:
     ],
 )
 def test_padded_symbolic_ranges_compute_the_same(reduce: str, opts: str) -> None:
-    k = kernel(KERNEL.replace("REDUCE", reduce))
+    k = parse_kernel(KERNEL.replace("REDUCE", reduce))
     apply_opts(k, parse_opts(opts), CPU)
     run = compile(measure.timing_module(k), measure.FUNCTION, "cpu-llvm")
     rng = np.random.default_rng(1)

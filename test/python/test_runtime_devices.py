@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_runtime_program import kernels_source
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.parser import Parser
@@ -31,6 +30,8 @@ from kiln.compiler.schedule_reader import read_schedule
 from kiln.support.errors import CompileError, DeviceUnavailable, KilnError
 from kiln.runtime.program import BufferSpec, LaunchSpec, TensorSpec
 from kiln.compiler.driver import compile
+
+from cpu_kernels import kernels_source
 
 DIMS = "graph.dims = #graph.dims<N = [1, 4096]>"
 BUF = "!kernel.buffer<Nxf32>"

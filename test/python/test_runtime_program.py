@@ -27,9 +27,9 @@ from kiln.runtime.program import (
 )
 from kiln.runtime.threads import ThreadPool
 
+from cpu_kernels import kernels_source
+
 TARGETS = ["cpu-llvm", "cpu-c"]
-LLVM_OPS = {"mul": "fmul", "add": "fadd"}
-C_OPS = {"mul": "*", "add": "+"}
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -40,48 +40,6 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.delenv("KILN_NO_CACHE", raising=False)
         patch.setenv("KILN_CACHE_DIR", str(folder))
         yield folder
-
-
-def llvm_binary(name: str, op: str, symbols: tuple[str, ...]) -> str:
-    """``out[i] = x[i] <op> y[i]`` for i in [core_start, core_end), f32; ``symbols`` are unused i64 params."""
-    params = "".join(f"i64 %{s}, " for s in symbols)
-    return f"""
-define void @{name}(ptr noalias %x, ptr noalias %y, ptr noalias %out, {params}i64 %lo, i64 %hi) {{
-entry:
-  %nonempty = icmp slt i64 %lo, %hi
-  br i1 %nonempty, label %loop, label %exit
-loop:
-  %i = phi i64 [ %lo, %entry ], [ %next, %loop ]
-  %px = getelementptr float, ptr %x, i64 %i
-  %py = getelementptr float, ptr %y, i64 %i
-  %vx = load float, ptr %px
-  %vy = load float, ptr %py
-  %r = {LLVM_OPS[op]} float %vx, %vy
-  %po = getelementptr float, ptr %out, i64 %i
-  store float %r, ptr %po
-  %next = add i64 %i, 1
-  %more = icmp slt i64 %next, %hi
-  br i1 %more, label %loop, label %exit
-exit:
-  ret void
-}}
-"""
-
-
-def c_binary(name: str, op: str, symbols: tuple[str, ...]) -> str:
-    params = "".join(f"int64_t {s}, " for s in symbols)
-    unused = "".join(f"(void){s}; " for s in symbols)
-    return f"""
-void {name}(const float *restrict x, const float *restrict y, float *restrict out, {params}int64_t lo, int64_t hi) {{
-  {unused}for (int64_t i = lo; i < hi; i++) out[i] = x[i] {C_OPS[op]} y[i];
-}}
-"""
-
-
-def kernels_source(target: str, kernels: dict[str, str], symbols: tuple[str, ...] = ("n",)) -> str:
-    if target == "cpu-llvm":
-        return "".join(llvm_binary(name, op, symbols) for name, op in kernels.items())
-    return "#include <stdint.h>\n" + "".join(c_binary(name, op, symbols) for name, op in kernels.items())
 
 
 def fma_program(target: str, bounds: tuple[int, int] = (1, 1 << 20), work: int | None = 2) -> ProgramSpec:

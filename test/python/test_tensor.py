@@ -11,7 +11,7 @@ from kiln.jit import realize as realize_module
 from kiln.jit.errors import TraceError
 from kiln.tools import kiln_opt, kiln_run
 
-from test_tensor_cases import device_problem
+from tensor_cases import device_problem
 
 D = "interp"
 

@@ -2,7 +2,7 @@
 
 - Numerics without a GPU: f16/bf16 matmuls go through ``lower-to-kernel,kernel-optimize{target=cuda}`` (the
   heuristic picks ``tc:0:0``) and ``convert-kernel-to-uop{target=cuda}``, and the uop kernels run in the
-  reference evaluator of ``test_linearizer``, whose ``uop.wmma`` gathers each warp's fragments with the PTX
+  uop reference interpreter (``kiln.interpreters.uop``), whose ``uop.wmma`` gathers each warp's fragments with the PTX
   ISA's m16n8k16 table (written there independently of the linearizer's): a wrong lane layout in the
   linearizer gives wrong numbers here (checked by breaking the layout on purpose).
 - The same programs through ``lower-to-ptx`` contain ``mma.sync`` and assemble for sm_80 and sm_90 (nvJitLink),
@@ -35,7 +35,9 @@ from kiln.capabilities.description import get_target
 from kiln.targets.ptx import toolchain
 from kiln.compiler.driver import compile
 
-from test_linearizer import count, launch
+from kiln.interpreters.uop import launch
+
+from kernel_ir import count
 
 
 def matmul(dtype: str, m: int | str, n: int, k: int, batch: str = "", out: str = "") -> str:

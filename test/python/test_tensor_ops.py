@@ -14,7 +14,7 @@ import pytest
 
 from kiln.jit import Dim, JitFunction, Tensor, jit
 
-from test_tensor_cases import BINDINGS, CASES, DEVICES, GROUPS, Case, assert_matches, call, require, supported
+from tensor_cases import BINDINGS, CASES, DEVICES, GROUPS, Case, assert_matches, call, require, supported
 
 N = Dim("N", 1, 64)
 
