@@ -95,6 +95,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, like
+from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
 from kiln.support.errors import KilnError
 from kiln.capabilities.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, get_target
@@ -322,13 +323,27 @@ class Builder:
         hi = dtype.type(float(exact))
         return self.const(float(hi), like_value), self.const(float(exact - Fraction(float(hi))), like_value)
 
-    def is_nan(self, x: SSAValue) -> SSAValue:
-        """Whether x is nan, from its bits: GPU compilers may assume ``x != x`` is false."""
+    def _magnitude_bits(self, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """(the bits of |x| as an integer, the bits of +inf): above inf is nan, equal is ±inf."""
         scalar = element_type(x.type)
         width = bitwidth(scalar)
         bits = self.bitcast(x, IntegerType(width))
         magnitude = self.alu("and", bits, self.const((1 << (width - 1)) - 1, bits))
-        return self.alu("cmplt", self.const(INF_BITS[dtype_name(scalar)], bits), magnitude)
+        return magnitude, self.const(INF_BITS[dtype_name(scalar)], bits)
+
+    def is_nan(self, x: SSAValue) -> SSAValue:
+        """Whether x is nan, from its bits: GPU compilers may assume ``x != x`` is false."""
+        magnitude, inf = self._magnitude_bits(x)
+        return self.alu("cmplt", inf, magnitude)
+
+    def is_inf(self, x: SSAValue) -> SSAValue:
+        """Whether x is ±inf, from its bits."""
+        magnitude, inf = self._magnitude_bits(x)
+        return self.alu("cmpeq", magnitude, inf)
+
+    def double(self, x: SSAValue) -> bool:
+        """Whether x is wider than f32: series and thresholds of the rules differ for f64."""
+        return bitwidth(element_type(x.type)) > 32
 
     def copysign_of(self, magnitude: SSAValue, x: SSAValue) -> SSAValue:
         """``magnitude`` with the sign of ``x`` (negated where x < 0)."""
@@ -840,8 +855,10 @@ RULES: dict[str, Rule] = {
     "shr": _shr,
     "idiv": _idiv,
     "mod": _mod,
+    **{op.name: op.decompose for op in ELEMENTWISE if op.decompose},
 }
-"""Decomposition of each ALU op kind, in terms of other ALU ops."""
+"""Decomposition of each ALU op kind, in terms of other ALU ops: the rules here, and those declared with the op
+(``kiln.dialects.ops``)."""
 
 DTYPE_RULES: dict[str, dict[str, Rule]] = {
     "exp2": {"f32": _exp2, "f64": _exp2},
