@@ -44,7 +44,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Commutative, ConstantLike, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from kiln.dialects.ops.spec import BOOL, FLOAT, INDEX, INT
+from kiln.dialects.ops.spec import BOOL, FLOAT, INDEX, INT, Elementwise
 from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, is_bool, is_dtype, is_float
 
@@ -142,29 +142,10 @@ def describe(value: SSAValue) -> str:
 # the ALU table
 
 
-@dataclass(frozen=True)
-class AluSpec:
-    """One ALU op kind: its name, operand names, accepted dtype classes and result."""
+AluSpec = Elementwise
+"""What the ALU ops are generated from: their declaration (name, operands, dtype classes, summary, result)."""
 
-    name: str
-    operands: tuple[str, ...]
-    dtypes: frozenset[str]
-    summary: str
-    returns_bool: bool = False
-    """Comparisons: the result is i1 (vector<Nxi1> for vector operands)."""
-    takes_condition: bool = False
-    """``where``: the first operand is an i1 condition shaped like the result."""
-    commutative: bool = False
-
-    @property
-    def arity(self) -> int:
-        return len(self.operands)
-
-
-ALU_OPS: dict[str, AluSpec] = {
-    op.name: AluSpec(op.name, op.operands, op.dtypes, op.summary, op.returns_bool, op.takes_condition, op.commutative)
-    for op in ELEMENTWISE
-}
+ALU_OPS: dict[str, AluSpec] = {op.name: op for op in ELEMENTWISE}
 """Every ALU op kind, by name. Integer idiv/mod by zero is undefined at these levels: a producer that needs
 numpy's answer (0) divides by ``where(rhs == 0, 1, rhs)`` and selects 0 afterwards."""
 
