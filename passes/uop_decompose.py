@@ -94,7 +94,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import uop as U
-from kiln.dialects.alu import AluOp, element_type, like
+from kiln.dialects.alu import ALU_OPS, AluOp, element_type, like
 from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
 from kiln.support.errors import KilnError
@@ -855,10 +855,12 @@ RULES: dict[str, Rule] = {
     "shr": _shr,
     "idiv": _idiv,
     "mod": _mod,
-    **{op.name: op.decompose for op in ELEMENTWISE if op.decompose},
 }
-"""Decomposition of each ALU op kind, in terms of other ALU ops: the rules here, and those declared with the op
-(``kiln.dialects.ops``)."""
+"""Decomposition of each ALU op kind, in terms of other ALU ops (more in ``DECLARED_RULES``)."""
+
+DECLARED_RULES: dict[str, Rule] = {op.name: op.decompose for op in ELEMENTWISE if op.decompose}
+"""The rules declared with their op (``kiln.dialects.ops``); on f16 and bf16 they run in f32 (``HALF_IN_F32``),
+whose ranges and constants they are written for (``asinh``'s 2^28 is inf in f16)."""
 
 DTYPE_RULES: dict[str, dict[str, Rule]] = {
     "exp2": {"f32": _exp2, "f64": _exp2},
@@ -874,13 +876,17 @@ are, and at the speed of f32 arithmetic (CPUs and PTX compute 16-bit floats in f
 
 
 def _in_f32(kind: str) -> Rule:
-    return lambda b, *args: b.in_f32(kind, list(args), args[-1].type)
+    def rule(b: Builder, *args: SSAValue) -> SSAValue:
+        t = args[-1].type
+        return b.in_f32(kind, list(args), like(t, i1) if ALU_OPS[kind].returns_bool else t)
+
+    return rule
 
 
 def rule_for(kind: str, scalar: Attribute) -> Rule | None:
     """The decomposition of ALU op ``kind`` on element type ``scalar``, if there is one."""
-    if kind in HALF_IN_F32 and is_float(scalar) and bitwidth(scalar) == 16:
+    if (kind in HALF_IN_F32 or kind in DECLARED_RULES) and is_float(scalar) and bitwidth(scalar) == 16:
         return _in_f32(kind)
     if kind in DTYPE_RULES:
         return DTYPE_RULES[kind].get(dtype_name(scalar))
-    return RULES.get(kind)
+    return RULES.get(kind) or DECLARED_RULES.get(kind)

@@ -53,6 +53,10 @@ class RuleBuilder(Protocol):
 
     def where(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue: ...
 
+    def poly(self, coefficients: tuple[float, ...] | list[float], x: SSAValue) -> SSAValue:
+        """``c0 + c1*x + c2*x^2 + ...`` by Horner's rule."""
+        ...
+
     def is_nan(self, x: SSAValue) -> SSAValue:
         """Whether x is nan, from its bits (GPU compilers may fold ``x != x``)."""
         ...

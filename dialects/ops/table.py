@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from kiln.dialects.ops import rules
 from kiln.dialects.ops.spec import BOOL, CODE, FLOAT, INDEX, INT, Elementwise, Native
 
 NUMERIC = frozenset({FLOAT, INT, INDEX})
@@ -136,6 +137,30 @@ OPS: tuple[Elementwise, ...] = (
                 **_everywhere()),
     Elementwise("fma", ("a", "b", "c"), NUMERIC, "a * b + c (floats: fused, one rounding)",
                 **_everywhere(c=Native("fma"), wgsl=Native("fma"))),
+    # trigonometric and hyperbolic functions. PTX has none; LLVM has no asinh/acosh/atanh intrinsic; WGSL's builtins
+    # may be as inaccurate as their spec allows, and on Mesa lavapipe they are (asin 4e-4 relative, atan(nan) = 0,
+    # asinh(1e-6) 5% off, sinh(1e-30) = 3e-8, -0 loses its sign), so WGSL has only tan and cosh natively
+    _float_fn("tan", "tangent (radians)", np.tan, decompose=rules.tan, **_libm("tan", "llvm.tan", "tan")),
+    _float_fn("asin", "arcsine in [-pi/2, pi/2]; nan outside [-1, 1]", np.arcsin, decompose=rules.asin,
+              **_libm("asin", "llvm.asin")),
+    _float_fn("acos", "arccosine in [0, pi]; nan outside [-1, 1]", np.arccos, decompose=rules.acos,
+              **_libm("acos", "llvm.acos")),
+    _float_fn("atan", "arctangent in [-pi/2, pi/2]", np.arctan, decompose=rules.atan, **_libm("atan", "llvm.atan")),
+    _float_fn("sinh", "hyperbolic sine", np.sinh, decompose=rules.sinh, **_libm("sinh", "llvm.sinh")),
+    _float_fn("cosh", "hyperbolic cosine", np.cosh, decompose=rules.cosh, **_libm("cosh", "llvm.cosh", "cosh")),
+    _float_fn("asinh", "inverse hyperbolic sine", np.arcsinh, decompose=rules.asinh, **_libm("asinh")),
+    _float_fn("acosh", "inverse hyperbolic cosine; nan below 1", np.arccosh, decompose=rules.acosh,
+              **_libm("acosh")),
+    _float_fn("atanh", "inverse hyperbolic tangent; +-inf at +-1, nan beyond", np.arctanh, decompose=rules.atanh,
+              **_libm("atanh")),
+    # round half to even, as numpy (C rint in the default rounding mode; WGSL round is half to even too)
+    _float_fn("round", "round to the nearest integer, halves to even", np.round, tensor="rounding",
+              **_libm("rint", "llvm.roundeven", "round", Native("cvt.rni.{t}.{t}"))),
+    # from the bits on every target: fast-math compilers may fold x != x and x == inf
+    Elementwise("isnan", X, FLOATS, "whether x is nan (i1)", np.isnan, graph="isnan", tensor="predicate",
+                returns_bool=True, decompose=rules.isnan),
+    Elementwise("isinf", X, FLOATS, "whether x is +inf or -inf (i1)", np.isinf, graph="isinf", tensor="predicate",
+                returns_bool=True, decompose=rules.isinf),
 )  # fmt: skip
 """Every elementwise op, in the order the ALU table and the docs list them."""
 

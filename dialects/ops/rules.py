@@ -1,0 +1,153 @@
+"""Decompositions of declared ops into other ALU ops, for targets without a native rendering.
+
+Each rule is written once against ``RuleBuilder`` (``kiln.dialects.ops.spec``) and applied by ``uop-decompose``;
+an op a rule emits that the target lacks is decomposed in turn (``asin`` through ``atan``). The formulas avoid
+cancellation where the naive one has it (``sinh`` near 0, ``acosh`` near 1, ``atanh``/``asinh`` near 0), keep the
+sign of zero for odd functions, and give numpy's values at the domain edges (``asin(±1)``, ``acosh(1)``,
+``atanh(±1) = ±inf``) and nan outside the domain. Accuracy in f32 on cpu-llvm, against numpy in f64, is
+asserted in test/python/test_elementwise_ops.py; on PTX they inherit the ``.approx`` instructions' error.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.ir import SSAValue
+
+from kiln.dialects.ops.spec import RuleBuilder
+
+HUGE = 2.0**28
+"""From here ``asinh(x) = log(2x)`` and ``acosh(x) = log(2x)`` to below an ulp of f64 (the dropped term is
+``1/(4x^2)``), and ``x^2`` no longer risks overflow."""
+SINH_SERIES_BELOW = 1.0
+"""``sinh`` by its Taylor series below this |x| (no cancellation), by ``exp`` above (no cancellation either)."""
+ATAN_MID = math.tan(math.pi / 8)
+"""Above this, ``atan(z) = pi/4 + atan((z - 1) / (z + 1))`` brings the series' argument back below it."""
+
+
+def _terms(b: RuleBuilder, x: SSAValue, single: int, double: int) -> int:
+    return double if b.double(x) else single
+
+
+def _odd(b: RuleBuilder, x: SSAValue, coefficients: list[float]) -> SSAValue:
+    """``x + x * (x^2 * P(x^2))`` for an odd series ``x + c1 x^3 + ...``: adding x last keeps the series' rounding
+    below an ulp of the result, and x = -0 gives -0."""
+    x2 = b.alu("mul", x, x)
+    return b.alu("add", x, b.alu("mul", x, b.alu("mul", x2, b.poly(coefficients, x2))))
+
+
+def _with_sign_of(b: RuleBuilder, magnitude: SSAValue, x: SSAValue) -> SSAValue:
+    """``magnitude`` negated where x < 0, and x itself where x is ±0 (odd functions keep the sign of zero)."""
+    zero = b.const(0, x)
+    signed = b.where(b.alu("cmplt", x, zero), b.alu("neg", magnitude), magnitude)
+    return b.where(b.alu("cmpeq", x, zero), x, signed)
+
+
+def log1p(b: RuleBuilder, y: SSAValue) -> SSAValue:
+    """``log(1 + y)``: near 0 (-1/2 < y < 1) as ``2 atanh(s)``, ``s = y / (2 + y)`` in (-1/3, 1/3), by its series
+    (8 terms, f64 17), since ``log(1 + y)`` there loses the low bits of y to the rounding of 1 + y, and some
+    targets' log is only accurate to 2^-21 absolute near 1 (WGSL, PTX's ``lg2.approx``); elsewhere
+    ``log(1 + y)``."""
+    one = b.const(1, y)
+    s = b.alu("div", y, b.alu("add", b.const(2, y), y))
+    series = [1 / (2 * n + 1) for n in range(1, _terms(b, y, 8, 17))]
+    near_zero = b.alu("and", b.alu("cmplt", b.const(-0.5, y), y), b.alu("cmplt", y, one))
+    return b.where(near_zero, b.alu("mul", _odd(b, s, series), b.const(2, y)), b.alu("log", b.alu("add", one, y)))
+
+
+def isnan(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    return b.is_nan(x)
+
+
+def isinf(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    return b.is_inf(x)
+
+
+def atan(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """``atan(|x|)`` as ``pi/2 - atan(1/|x|)`` above 1, ``pi/4 + atan((z-1)/(z+1))`` above tan(pi/8), then the
+    Taylor series (9 terms, f64 21) on |w| <= tan(pi/8); signed like x."""
+    one = b.const(1, x)
+    a = b.alu("abs", x)
+    beyond_one = b.alu("cmplt", one, a)
+    z = b.where(beyond_one, b.alu("div", one, a), a)
+    middle = b.alu("cmplt", b.const(ATAN_MID, x), z)
+    w = b.where(middle, b.alu("div", b.alu("sub", z, one), b.alu("add", z, one)), z)
+    series = [(-1) ** n / (2 * n + 1) for n in range(1, _terms(b, x, 9, 21))]
+    r = _odd(b, w, series)
+    r = b.where(middle, b.alu("add", b.const(math.pi / 4, x), r), r)
+    r = b.where(beyond_one, b.alu("sub", b.const(math.pi / 2, x), r), r)
+    return _with_sign_of(b, r, x)
+
+
+def asin(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """``atan(x / sqrt((1 - x)(1 + x)))``: ±pi/2 at ±1 (x / 0 is ±inf), nan beyond."""
+    one = b.const(1, x)
+    cos = b.alu("sqrt", b.alu("mul", b.alu("sub", one, x), b.alu("add", one, x)))
+    return b.alu("atan", b.alu("div", x, cos))
+
+
+def acos(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """``2 atan(sqrt((1 - x) / (1 + x)))``: 0 at 1, pi at -1 (sqrt(2 / 0) is inf), nan beyond."""
+    one = b.const(1, x)
+    half_tan = b.alu("sqrt", b.alu("div", b.alu("sub", one, x), b.alu("add", one, x)))
+    return b.alu("mul", b.const(2, x), b.alu("atan", half_tan))
+
+
+def _exp_halves(b: RuleBuilder, a: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(e^a / 2, e^-a / 2) for a >= 0 from one ``exp(a / 2)``: e^a / 2 stays finite while sinh and cosh are."""
+    h = b.alu("exp", b.alu("mul", a, b.const(0.5, a)))
+    half = b.const(0.5, a)
+    # h / (2 / h), not h * h / 2: compilers that reassociate products (LLVM's reassoc) may form h * h first
+    return b.alu("div", h, b.alu("div", b.const(2, a), h)), b.alu("div", b.alu("div", half, h), h)
+
+
+def sinh(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """Taylor series (7 terms, f64 10) below |x| = 1, where ``(e^x - e^-x) / 2`` cancels; above, that formula."""
+    a = b.alu("abs", x)
+    series = [1 / math.factorial(2 * n + 1) for n in range(1, _terms(b, x, 7, 10))]
+    small = _odd(b, x, series)
+    grow, shrink = _exp_halves(b, a)
+    large = _with_sign_of(b, b.alu("sub", grow, shrink), x)
+    return b.where(b.alu("cmplt", a, b.const(SINH_SERIES_BELOW, x)), small, large)
+
+
+def cosh(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """``e^|x| / 2 + e^-|x| / 2``: a sum of positive terms, no cancellation."""
+    grow, shrink = _exp_halves(b, b.alu("abs", x))
+    return b.alu("add", grow, shrink)
+
+
+def tan(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    return b.alu("div", b.alu("sin", x), b.alu("cos", x))
+
+
+def asinh(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """``log1p(a + a^2 / (1 + sqrt(1 + a^2)))``, a = |x| (the form without cancellation near 0), ``log(2a)`` from
+    ``HUGE``; signed like x."""
+    one = b.const(1, x)
+    a = b.alu("abs", x)
+    a2 = b.alu("mul", a, a)
+    moderate = log1p(b, b.alu("add", a, b.alu("div", a2, b.alu("add", one, b.alu("sqrt", b.alu("add", one, a2))))))
+    huge = b.alu("add", b.alu("log", a), b.const(math.log(2), x))
+    return _with_sign_of(b, b.where(b.alu("cmplt", a, b.const(HUGE, x)), moderate, huge), x)
+
+
+def acosh(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """``log1p(t + sqrt(2t + t^2))``, t = x - 1 (exact near 1, where acosh is 0), ``log(2x)`` from ``HUGE``; nan
+    below 1."""
+    t = b.alu("sub", x, b.const(1, x))
+    root = b.alu("sqrt", b.alu("add", b.alu("mul", t, b.const(2, x)), b.alu("mul", t, t)))
+    moderate = log1p(b, b.alu("add", t, root))
+    huge = b.alu("add", b.alu("log", x), b.const(math.log(2), x))
+    r = b.where(b.alu("cmplt", x, b.const(HUGE, x)), moderate, huge)
+    return b.where(b.alu("cmplt", t, b.const(0, x)), b.const(math.nan, x), r)  # t^2 may overflow for x < -1
+
+
+def atanh(b: RuleBuilder, x: SSAValue) -> SSAValue:
+    """``log1p(2a / (1 - a)) / 2``, a = |x|: ±inf at ±1, nan beyond; signed like x."""
+    a = b.alu("abs", x)
+    ratio = b.alu("div", b.alu("mul", a, b.const(2, x)), b.alu("sub", b.const(1, x), a))
+    return _with_sign_of(b, b.alu("mul", log1p(b, ratio), b.const(0.5, x)), x)
+
+
+__all__ = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "isinf", "isnan", "log1p", "sinh", "tan"]
