@@ -95,6 +95,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import uop as U
 from kiln.dialects.alu import ALU_OPS, AluOp, element_type, like
+from kiln.dialects.ops.rules import erfc_chebyshev, erfc_fraction
 from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
 from kiln.support.errors import KilnError
@@ -109,7 +110,6 @@ TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 TANH_SMALL = 0.55
 ERF_SMALL, ERF_SMALL_F64 = 1.0, 2.0
-ERFC_FRACTION_DEPTH = 40
 
 
 def _series_terms(value: SSAValue, single: int, double: int) -> int:
@@ -131,13 +131,6 @@ def tanh_taylor(terms: int) -> tuple[float, ...]:
 def erf_taylor(terms: int) -> tuple[float, ...]:
     """Coefficients of x, x^3, ... in the Taylor series of erf."""
     return tuple((-1) ** n * TWO_OVER_SQRT_PI / (math.factorial(n) * (2 * n + 1)) for n in range(terms))
-
-
-ERFC_CHEBYSHEV = (
-    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
-    -0.82215223, 0.17087277,
-)  # fmt: skip
-"""erfc(z) = t * exp(-z^2 + sum(c_i * t^i)), t = 1 / (1 + z/2), z >= 0 (Numerical Recipes, erfcc)."""
 
 
 def compute_dtypes(target: TargetDescription) -> frozenset[str]:
@@ -432,26 +425,9 @@ def _erf(b: Builder, x: SSAValue) -> SSAValue:
     x2 = b.alu("mul", x, x)
     series = erf_taylor(30 if double else 12)
     small = _odd_series(b, x, b.poly((series[0] - 1, *series[1:]), x2))
-    erfc = _erfc_fraction(b, z) if double else _erfc_chebyshev(b, z)
+    erfc = erfc_fraction(b, z) if double else erfc_chebyshev(b, z)
     large = b.copysign_of(b.alu("sub", one, erfc), x)
     return b.where(b.alu("cmplt", z, b.const(ERF_SMALL_F64 if double else ERF_SMALL, x)), small, large)
-
-
-def _erfc_chebyshev(b: Builder, z: SSAValue) -> SSAValue:
-    """erfc(z) for z >= 0 to 1.2e-7 relative (Numerical Recipes)."""
-    one = b.const(1, z)
-    t = b.alu("div", one, b.alu("add", one, b.alu("mul", z, b.const(0.5, z))))
-    exponent = b.alu("sub", b.poly(ERFC_CHEBYSHEV, t), b.alu("mul", z, z))
-    return b.alu("mul", t, b.alu("exp", exponent))
-
-
-def _erfc_fraction(b: Builder, z: SSAValue) -> SSAValue:
-    """erfc(z) for z >= 2 to f64 precision: exp(-z^2) / sqrt(pi) / (z + (1/2)/(z + 1/(z + (3/2)/(z + ...))))."""
-    f = z
-    for k in range(ERFC_FRACTION_DEPTH, 0, -1):
-        f = b.alu("add", z, b.alu("div", b.const(k / 2, z), f))
-    gauss = b.alu("exp", b.alu("neg", b.alu("mul", z, z)))
-    return b.alu("div", gauss, b.alu("mul", f, b.const(math.sqrt(math.pi), z)))
 
 
 def _pow(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:

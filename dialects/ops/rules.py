@@ -36,6 +36,31 @@ def _odd(b: RuleBuilder, x: SSAValue, coefficients: list[float]) -> SSAValue:
     return b.alu("add", x, b.alu("mul", x, b.alu("mul", x2, b.poly(coefficients, x2))))
 
 
+ERFC_CHEBYSHEV = (
+    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
+    -0.82215223, 0.17087277,
+)  # fmt: skip
+"""erfc(z) = t * exp(-z^2 + sum(c_i * t^i)), t = 1 / (1 + z/2), z >= 0 (Numerical Recipes, erfcc)."""
+ERFC_FRACTION_DEPTH = 40
+
+
+def erfc_chebyshev(b: RuleBuilder, z: SSAValue) -> SSAValue:
+    """erfc(z) for z >= 0 to 1.2e-7 relative (Numerical Recipes)."""
+    one = b.const(1, z)
+    t = b.alu("div", one, b.alu("add", one, b.alu("mul", z, b.const(0.5, z))))
+    exponent = b.alu("sub", b.poly(ERFC_CHEBYSHEV, t), b.alu("mul", z, z))
+    return b.alu("mul", t, b.alu("exp", exponent))
+
+
+def erfc_fraction(b: RuleBuilder, z: SSAValue) -> SSAValue:
+    """erfc(z) for z >= 2 to f64 precision: exp(-z^2) / sqrt(pi) / (z + (1/2)/(z + 1/(z + (3/2)/(z + ...))))."""
+    f = z
+    for k in range(ERFC_FRACTION_DEPTH, 0, -1):
+        f = b.alu("add", z, b.alu("div", b.const(k / 2, z), f))
+    gauss = b.alu("exp", b.alu("neg", b.alu("mul", z, z)))
+    return b.alu("div", gauss, b.alu("mul", f, b.const(math.sqrt(math.pi), z)))
+
+
 def _with_sign_of(b: RuleBuilder, magnitude: SSAValue, x: SSAValue) -> SSAValue:
     """``magnitude`` negated where x < 0, and x itself where x is ±0 (odd functions keep the sign of zero)."""
     zero = b.const(0, x)
@@ -150,4 +175,4 @@ def atanh(b: RuleBuilder, x: SSAValue) -> SSAValue:
     return _with_sign_of(b, b.alu("mul", log1p(b, ratio), b.const(0.5, x)), x)
 
 
-__all__ = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "isinf", "isnan", "log1p", "sinh", "tan"]
+__all__ = ["acos", "erfc_chebyshev", "erfc_fraction", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "isinf", "isnan", "log1p", "sinh", "tan"]
