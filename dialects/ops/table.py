@@ -153,6 +153,8 @@ OPS: tuple[Elementwise, ...] = (
               **_libm("acosh")),
     _float_fn("atanh", "inverse hyperbolic tangent; +-inf at +-1, nan beyond", np.arctanh, decompose=rules.atanh,
               **_libm("atanh")),
+    _float_fn("erfc", "the complementary error function, 1 - erf(x) without its cancellation", erfc_f64,
+              graph_summary="complementary error function", decompose=rules.erfc, **_libm("erfc")),
     # round half to even, as numpy (C rint in the default rounding mode; WGSL round is half to even too)
     _float_fn("round", "round to the nearest integer, halves to even", np.round, tensor="rounding",
               **_libm("rint", "llvm.roundeven", "round", Native("cvt.rni.{t}.{t}"))),

@@ -6,6 +6,7 @@ code (cpu-llvm with the op taken away, as for cuda and webgpu); their PTX throug
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ from kiln.runtime.devices import device_available
 from kiln.runtime.program import Executable
 from kiln.targets.ptx import toolchain as ptx_toolchain
 
-ADDED = ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "round", "isnan", "isinf")
+ADDED = ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "round", "isnan", "isinf", "erfc")
 NUMPY = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh,
          "atanh": np.arctanh}  # fmt: skip
 
@@ -40,6 +41,13 @@ NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 ULPS = {"f64": 4.0, "f32": 4.0, "f16": 1.0}
 """Bound per result dtype: f16 is computed in f32 and rounded once (numpy does the same)."""
+ERFC_ULPS = {"f64": 600.0, "f32": 8.0, "f16": 1.0}
+"""erfc where a target decomposes it: the Chebyshev fit is 1.2e-7 relative in f32; f64 loses to 1 - erf(x) near
+x = 2 (dialects/ops/rules.py)."""
+
+
+def bound(kind: str, dtype: str) -> float:
+    return (ERFC_ULPS if kind == "erfc" else ULPS)[dtype]
 
 
 def webgpu_ulps(x: np.ndarray) -> np.ndarray:
@@ -50,6 +58,9 @@ def webgpu_ulps(x: np.ndarray) -> np.ndarray:
 
 WEBGPU_TAN_LIMIT = 1e4
 """WGSL's tan, like its sin and cos, does not reduce larger arguments exactly (tan(1e30) is -1 on lavapipe)."""
+
+
+NUMPY["erfc"] = np.vectorize(math.erfc, otypes=[np.float64])
 
 
 def reference(kind: str, x: np.ndarray) -> np.ndarray:
@@ -115,10 +126,13 @@ def test_added_op_matches_numpy(kind: str, dtype: str, device: str) -> None:
     if device == "webgpu" and dtype != "f32":
         pytest.skip("webgpu computes f32 (f16 only with shader-f16)")
     x = inputs(kind, dtype)
-    if device == "webgpu" and kind == "tan":
-        x = x[~(np.abs(x) > WEBGPU_TAN_LIMIT)]
+    if device == "webgpu":
+        x = x[~(np.abs(x) > WEBGPU_TAN_LIMIT)] if kind == "tan" else x
+        want = reference(kind, x)
+        if want.dtype != np.bool_:  # WGSL may flush subnormal results to zero (erfc(9.5))
+            x = x[~((want != 0) & (np.abs(want) < np.finfo(want.dtype).tiny))]
     got = getattr(Tensor(x, device=device), kind)().numpy()
-    check(kind, got, x, webgpu_ulps(x) if device == "webgpu" else ULPS[dtype])
+    check(kind, got, x, webgpu_ulps(x) if device == "webgpu" else bound(kind, dtype))
 
 
 def test_round_is_half_to_even_and_keeps_integers() -> None:
@@ -160,7 +174,7 @@ def test_decomposition_as_machine_code(kind: str, dtype: str, monkeypatch: pytes
     """The rules the targets without the op get (cuda: all; webgpu: asin acos atan sinh asinh acosh atanh),
     compiled by LLVM (which may fuse and reassociate): ulp bounds against numpy, edge values exact."""
     x = inputs(kind, dtype)
-    check(kind, run_without(kind, x, monkeypatch), x, ULPS[dtype])
+    check(kind, run_without(kind, x, monkeypatch), x, bound(kind, dtype))
 
 
 @pytest.mark.skipif(not ptx_toolchain.available()[0], reason=ptx_toolchain.available()[1])

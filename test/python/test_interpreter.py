@@ -193,6 +193,7 @@ FLOAT_UNARY_REF: dict[str, Callable[[float], float]] = {
     "round": _rounding(round),  # Python's round, like numpy's, takes halves to even
     "isnan": math.isnan,
     "isinf": math.isinf,
+    "erfc": math.erfc,
 }
 
 INT_UNARY_REF: dict[str, Callable[[int], int]] = {

@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import pytest
 from numpy.lib.stride_tricks import sliding_window_view
-from scipy.special import erf
+from scipy.special import erf, erfc
 
 from kiln.dialects.types import to_numpy
 from kiln.jit import Tensor
@@ -169,6 +169,7 @@ CASES: tuple[Case, ...] = (
     Case("relu", lambda x: x.relu(), (X,), ref=lambda x: np.maximum(x, 0)),
     Case("gelu", lambda x: x.gelu(), (X,), ref=_gelu),
     Case("erf", lambda x: x.erf(), (X,), ref=lambda x: erf(x).astype(x.dtype)),
+    Case("erfc", lambda x: x.erfc(), (X,), ref=lambda x: erfc(x).astype(x.dtype)),
     Case("floor_ceil_trunc", lambda x: x.floor() + x.ceil() * 10 + x.trunc() * 100, (X,),
          ref=lambda x: np.floor(x) + np.ceil(x) * 10 + np.trunc(x) * 100),
     Case("floor_of_int_is_identity", lambda x: x.floor(), (XI,), ref=np.floor),

@@ -64,6 +64,8 @@ func.func @unary(%x: !graph.tensor<4xf32>, %i: !graph.tensor<4xi32>, %b: !graph.
   %atanh = graph.atanh %x : !graph.tensor<4xf32>
   // CHECK-NEXT: %round = graph.round %x : !graph.tensor<4xf32>
   %round = graph.round %x : !graph.tensor<4xf32>
+  // CHECK-NEXT: %erfc = graph.erfc %x : !graph.tensor<4xf32>
+  %erfc = graph.erfc %x : !graph.tensor<4xf32>
   // CHECK-NEXT: %isnan = graph.isnan %x : (!graph.tensor<4xf32>) -> !graph.tensor<4xi1>
   %isnan = graph.isnan %x : (!graph.tensor<4xf32>) -> !graph.tensor<4xi1>
   // CHECK-NEXT: %isinf = graph.isinf %x : (!graph.tensor<4xf32>) -> !graph.tensor<4xi1>

@@ -239,6 +239,8 @@ kernel.kernel @alu(%f: !kernel.buffer<16xf32>, %ub: !kernel.buffer<16xui8>, %n: 
   %atanh = kernel.atanh %x : f32
   // CHECK-NEXT: %round = kernel.round %x : f32
   %round = kernel.round %x : f32
+  // CHECK-NEXT: %erfc = kernel.erfc %x : f32
+  %erfc = kernel.erfc %x : f32
   // CHECK-NEXT: %isnan = kernel.isnan %x : f32
   %isnan = kernel.isnan %x : f32
   // CHECK-NEXT: %isinf = kernel.isinf %x : f32

@@ -254,6 +254,8 @@ uop.kernel @alu {
   %atanh = uop.atanh %xv : vector<4xf32>
   // CHECK-NEXT: %round = uop.round %xv : vector<4xf32>
   %round = uop.round %xv : vector<4xf32>
+  // CHECK-NEXT: %erfc = uop.erfc %xv : vector<4xf32>
+  %erfc = uop.erfc %xv : vector<4xf32>
   // CHECK-NEXT: %isnan = uop.isnan %xv : vector<4xf32>
   %isnan = uop.isnan %xv : vector<4xf32>
   // CHECK-NEXT: %isinf = uop.isinf %xv : vector<4xf32>
