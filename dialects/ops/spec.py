@@ -19,10 +19,6 @@ from xdsl.ir import SSAValue
 FLOAT, INT, BOOL, INDEX = "float", "int", "bool", "index"
 """Dtype classes: an op says which of these it accepts. ``int`` covers signed and unsigned integers."""
 
-TARGETS = ("c", "llvm", "ptx", "wgsl")
-"""The emitters a declaration renders for (cpu-c, cpu-llvm, cuda, webgpu)."""
-
-
 @dataclass(frozen=True)
 class Native:
     """The target computes the op itself. ``name`` is what the emitter writes for float operands: a ``<math.h>``
@@ -117,7 +113,8 @@ class Elementwise:
         return len(self.operands)
 
     def rendering(self, target: str) -> Native | None:
-        """The native rendering on emitter ``target`` ("c", "llvm", "ptx", "wgsl"), or None (decomposed)."""
+        """The native rendering on emitter ``target`` ("c" for cpu-c, "llvm" for cpu-llvm, "ptx" for cuda, "wgsl"
+        for webgpu), or None (decomposed)."""
         return getattr(self, target)
 
     @property
@@ -125,4 +122,4 @@ class Elementwise:
         return self.graph_dtypes if self.graph_dtypes is not None else self.dtypes - {INDEX}
 
 
-__all__ = ["BOOL", "CODE", "Elementwise", "FLOAT", "INDEX", "INT", "Native", "Rule", "RuleBuilder", "TARGETS"]
+__all__ = ["BOOL", "CODE", "Elementwise", "FLOAT", "INDEX", "INT", "Native", "Rule", "RuleBuilder"]

@@ -167,7 +167,6 @@ OPS: tuple[Elementwise, ...] = (
 """Every elementwise op, in the order the ALU table and the docs list them."""
 
 BY_NAME: dict[str, Elementwise] = {op.name: op for op in OPS}
-BY_GRAPH_NAME: dict[str, Elementwise] = {op.graph: op for op in OPS if op.graph}
 
 
 def natively_rendered(target: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
@@ -182,4 +181,4 @@ def function_names(target: str) -> dict[str, str]:
     return {op.name: r.name for op in OPS if (r := op.rendering(target)) is not None and r.name is not None}
 
 
-__all__ = ["BY_GRAPH_NAME", "BY_NAME", "OPS", "erf_f64", "erfc_f64", "function_names", "natively_rendered"]
+__all__ = ["BY_NAME", "OPS", "erf_f64", "erfc_f64", "function_names", "natively_rendered"]
