@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 
 from kiln.dialects.alu import ALU_OPS as ALU_TABLE
+from kiln.dialects.ops.table import natively_rendered
 from kiln.dialects.types import DTYPES, itemsize, parse_dtype
 
 ALU_OPS = frozenset(ALU_TABLE)
@@ -165,14 +166,14 @@ libm, so the C emitter turns gcc's loop vectorizer on for that function alone (g
 matmuls into gathers)."""
 
 
-def host_cpu_description(name: str, decomposed: frozenset[str], vectorizes_loops: bool = False) -> TargetDescription:
-    """A host-CPU target: every dtype, all ALU ops but ``decomposed`` (``LIBM_F64_ONLY`` on f32 only in innermost
-    loops, see there), 64-bit index, host SIMD width, threads, reductions fused into their consumers,
+def host_cpu_description(name: str, emitter: str, vectorizes_loops: bool = False) -> TargetDescription:
+    """A host-CPU target: every dtype, the ALU ops the op declarations render natively for ``emitter`` ("c",
+    "llvm"; ``LIBM_F64_ONLY`` on f32 only in innermost loops, see there), 64-bit index, host SIMD width, threads, reductions fused into their consumers,
     loop-invariant divisors as reciprocals."""
     return TargetDescription(
         name=name,
         dtypes=frozenset(DTYPES),
-        alu_ops=ALU_OPS - decomposed,
+        alu_ops=natively_rendered(emitter)[0],
         index_bits=64,
         vector_bytes=host_vector_bytes(),
         has_threads=True,

@@ -17,13 +17,13 @@ f32 through ``cvt``); on f64 ``uop-decompose`` builds them in software from f64/
 from __future__ import annotations
 
 from kiln.dialects.types import DTYPES, itemsize, parse_dtype
-from kiln.capabilities.description import ALU_OPS, TargetDescription
+from kiln.capabilities.description import TargetDescription
+from kiln.dialects.ops.table import natively_rendered
 
-DECOMPOSED = frozenset({"exp", "log", "tanh", "erf", "sign", "pow"})
-F32_ONLY = frozenset({"exp2", "log2", "sin", "cos"})
+NATIVE, NATIVE_DTYPES = natively_rendered("ptx")
+"""The ALU ops the op declarations (``kiln.dialects.ops``) render for PTX, and the dtypes of those restricted."""
+F32_ONLY = frozenset(NATIVE_DTYPES)
 """ALU ops whose PTX instruction (``ex2``/``lg2``/``sin``/``cos`` ``.approx.f32``) has no f64 form."""
-F32_COMPUTED = frozenset({"f16", "bf16", "f32"})
-"""The float dtypes an f32 instruction serves (f16/bf16 are widened to f32 around it)."""
 
 PTX_ISA_VERSION: dict[str, str] = {"sm_80": "7.0", "sm_90": "7.8"}
 """The lowest PTX ISA ``.version`` that allows ``.target sm_XX`` (checked with nvJitLink 13.5; 7.0 is also the
@@ -55,8 +55,8 @@ def describe() -> TargetDescription:
     return TargetDescription(
         name="cuda",
         dtypes=frozenset(DTYPES),
-        alu_ops=ALU_OPS - DECOMPOSED,
-        native_dtypes={op: F32_COMPUTED for op in sorted(F32_ONLY)},
+        alu_ops=NATIVE,
+        native_dtypes=NATIVE_DTYPES,
         index_bits=32,
         vector_bytes=16,
         # PTX vector loads/stores are .v2/.v4 of one element type, 16 bytes at most.

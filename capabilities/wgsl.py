@@ -9,7 +9,8 @@ dtypes: f32, i32, u32 and bool (storage buffers hold bool as one u32 per element
 host-shareable, so the runtime widens i1 data on upload and narrows it on readback); f16 only when the device
 has the ``shader-f16`` feature. No f64, no 64-bit ints, no 8/16-bit storage.
 
-Native ALU ops map to one WGSL operator or builtin. Not native: ``pow`` (WGSL leaves x < 0 undefined),
+Native ALU ops map to one WGSL operator or builtin (as the op declarations, ``kiln.dialects.ops``, render them
+for "wgsl"). Not native: ``pow`` (WGSL leaves x < 0 undefined),
 ``erf`` (no builtin), ``tanh`` (WGSL inherits sinh/cosh's absolute error: lavapipe gives 3e-8 for tanh(1e-30),
 +0 for -0 and -1 for NaN), ``shl``/``shr`` (WGSL takes the shift amount modulo the bit width; kiln shifts by >=
 width give 0 or -1). ``max``/``min`` are native although WGSL leaves their NaN result implementation-defined
@@ -20,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from kiln.capabilities.description import ALU_OPS, TargetDescription
+from kiln.capabilities.description import TargetDescription
+from kiln.dialects.ops.table import natively_rendered
 
 OPTIONAL_FEATURES = ("shader-f16",)
 """WebGPU device features kiln uses when the adapter has them (``convert-uop-to-wgsl{features=...}``)."""
 
-DECOMPOSED = frozenset({"pow", "erf", "tanh", "shl", "shr"})
 BASE_DTYPES = frozenset({"f32", "i32", "ui32", "i1"})
 
 DEFAULT_LIMITS: dict[str, int] = {
@@ -58,7 +59,7 @@ def describe_limits(limits: Mapping[str, int], features: Iterable[str]) -> Targe
     return TargetDescription(
         name="webgpu",
         dtypes=frozenset(dtypes),
-        alu_ops=ALU_OPS - DECOMPOSED,
+        alu_ops=natively_rendered("wgsl")[0],
         index_bits=32,
         vector_bytes=16,
         vector_widths={d: 4 for d in sorted(dtypes)},  # vec4<T> for every scalar T

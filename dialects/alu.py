@@ -1,9 +1,9 @@
 """The scalar ops the ``kernel`` and ``uop`` dialects share: ALU ops, casts and constants.
 
-One table (``ALU_OPS``) says what every ALU op is; ``make_alu_ops(prefix)`` turns it into IRDL op classes for a
-dialect, so ``kernel.add`` and ``uop.add`` have one definition, one verifier and one syntax. ``uop`` passes
-``vectors=True``: its values may also be ``vector<NxT>`` (the op applies lane by lane). See
-docs/dialects/kernel.md for the semantics of each op.
+One table (``ALU_OPS``, derived from the op declarations of ``kiln.dialects.ops``) says what every ALU op is;
+``make_alu_ops(prefix)`` turns it into IRDL op classes for a dialect, so ``kernel.add`` and ``uop.add`` have one
+definition, one verifier and one syntax. ``uop`` passes ``vectors=True``: its values may also be ``vector<NxT>``
+(the op applies lane by lane). See docs/dialects/kernel.md for the semantics of each op.
 
 Syntax (``kernel`` shown; ``uop`` is the same)::
 
@@ -44,13 +44,13 @@ from xdsl.printer import Printer
 from xdsl.traits import Commutative, ConstantLike, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from kiln.dialects.ops.spec import BOOL, FLOAT, INDEX, INT, Elementwise
+from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, is_bool, is_dtype, is_float
 
 # ---------------------------------------------------------------------------------------------
 # value types: scalars (a kiln dtype or index) and, in uop, vector<NxT> of them
 
-FLOAT, INT, BOOL, INDEX = "float", "int", "bool", "index"
-"""Dtype classes: ALU ops say which of these they accept. ``int`` covers signed and unsigned integers."""
 
 
 def dtype_class(t: Attribute) -> str | None:
@@ -142,94 +142,10 @@ def describe(value: SSAValue) -> str:
 # the ALU table
 
 
-@dataclass(frozen=True)
-class AluSpec:
-    """One ALU op kind: its name, operand names, accepted dtype classes and result."""
+AluSpec = Elementwise
+"""What the ALU ops are generated from: their declaration (name, operands, dtype classes, summary, result)."""
 
-    name: str
-    operands: tuple[str, ...]
-    dtypes: frozenset[str]
-    summary: str
-    returns_bool: bool = False
-    """Comparisons: the result is i1 (vector<Nxi1> for vector operands)."""
-    takes_condition: bool = False
-    """``where``: the first operand is an i1 condition shaped like the result."""
-    commutative: bool = False
-
-    @property
-    def arity(self) -> int:
-        return len(self.operands)
-
-
-_NUMERIC = frozenset({FLOAT, INT, INDEX})
-_FLOATS = frozenset({FLOAT})
-_INTEGRAL = frozenset({INT, INDEX})
-_LOGICAL = frozenset({INT, BOOL, INDEX})
-_ALL = frozenset({FLOAT, INT, BOOL, INDEX})
-_X = ("x",)
-_LR = ("lhs", "rhs")
-
-
-def _unary(name: str, dtypes: frozenset[str], summary: str) -> AluSpec:
-    return AluSpec(name, _X, dtypes, summary)
-
-
-def _binary(name: str, dtypes: frozenset[str], summary: str, commutative: bool = False) -> AluSpec:
-    return AluSpec(name, _LR, dtypes, summary, commutative=commutative)
-
-
-def _compare(name: str, summary: str, commutative: bool = False) -> AluSpec:
-    return AluSpec(name, _LR, _ALL, summary, returns_bool=True, commutative=commutative)
-
-
-ALU_OPS: dict[str, AluSpec] = {
-    s.name: s
-    for s in (
-        _unary("neg", _NUMERIC, "-x (wraps for integers)"),
-        _unary("exp", _FLOATS, "e to the power x"),
-        _unary("exp2", _FLOATS, "2 to the power x"),
-        _unary("log", _FLOATS, "natural logarithm; -inf at 0, nan below"),
-        _unary("log2", _FLOATS, "base-2 logarithm; -inf at 0, nan below"),
-        _unary("sin", _FLOATS, "sine (radians)"),
-        _unary("cos", _FLOATS, "cosine (radians)"),
-        _unary("sqrt", _FLOATS, "square root; nan below 0"),
-        _unary("rsqrt", _FLOATS, "1 / sqrt(x)"),
-        _unary("recip", _FLOATS, "1 / x"),
-        _unary("trunc", _FLOATS, "round toward zero"),
-        _unary("floor", _FLOATS, "round toward -inf"),
-        _unary("ceil", _FLOATS, "round toward +inf"),
-        _unary("abs", _NUMERIC, "absolute value (wraps for the most negative integer)"),
-        _unary("sign", _NUMERIC, "-1, 0 or 1 by the sign of x; sign(nan) = nan, sign(-0.0) = 0"),
-        _unary("tanh", _FLOATS, "hyperbolic tangent"),
-        _unary("erf", _FLOATS, "the error function"),
-        _unary("not", _LOGICAL, "logical not on i1, bitwise not on integers"),
-        _binary("add", _NUMERIC, "lhs + rhs (integers wrap)", commutative=True),
-        _binary("sub", _NUMERIC, "lhs - rhs (integers wrap)"),
-        _binary("mul", _NUMERIC, "lhs * rhs (integers wrap)", commutative=True),
-        _binary("div", _FLOATS, "true division lhs / rhs (IEEE: x/0 is +-inf or nan)"),
-        _binary("idiv", _NUMERIC, "division truncated toward zero, as in C; floats: trunc(lhs / rhs)"),
-        _binary("mod", _NUMERIC, "remainder with the sign of lhs, as in C (lhs - idiv(lhs, rhs) * rhs); floats: fmod"),
-        _binary("max", _NUMERIC | {BOOL}, "the larger operand; nan if either is nan; i1: or", commutative=True),
-        _binary("min", _NUMERIC | {BOOL}, "the smaller operand; nan if either is nan; i1: and", commutative=True),
-        _binary("pow", _FLOATS, "lhs to the power rhs (C pow)"),
-        _binary("and", _LOGICAL, "bitwise and (logical on i1)", commutative=True),
-        _binary("or", _LOGICAL, "bitwise or (logical on i1)", commutative=True),
-        _binary("xor", _LOGICAL, "bitwise xor (logical on i1)", commutative=True),
-        _binary("shl", _INTEGRAL, "lhs << rhs; a shift by >= the bit width gives 0"),
-        _binary(
-            "shr",
-            _INTEGRAL,
-            "lhs >> rhs: arithmetic on signed, logical on unsigned; a shift by >= the bit width gives 0 (-1 for "
-            "negative signed lhs)",
-        ),
-        _compare("cmplt", "lhs < rhs (false if either is nan)"),
-        _compare("cmple", "lhs <= rhs (false if either is nan)"),
-        _compare("cmpeq", "lhs == rhs (false if either is nan)", commutative=True),
-        _compare("cmpne", "lhs != rhs (true if either is nan)", commutative=True),
-        AluSpec("where", ("cond", "lhs", "rhs"), _ALL, "cond ? lhs : rhs (lane by lane)", takes_condition=True),
-        AluSpec("fma", ("a", "b", "c"), _NUMERIC, "a * b + c (floats: fused, one rounding)"),
-    )
-}
+ALU_OPS: dict[str, AluSpec] = {op.name: op for op in ELEMENTWISE}
 """Every ALU op kind, by name. Integer idiv/mod by zero is undefined at these levels: a producer that needs
 numpy's answer (0) divides by ``where(rhs == 0, 1, rhs)`` and selects 0 afterwards."""
 

@@ -36,7 +36,8 @@ from xdsl.traits import HasAncestor, IsolatedFromAbove, NoTerminator, SymbolOpIn
 from xdsl.utils.exceptions import VerifyException
 
 from kiln.dialects import target_ops
-from kiln.dialects.alu import describe, print_function
+from kiln.dialects.alu import ALU_OPS, describe, print_function
+from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_dtype, is_float, is_int
 
 # ---------------------------------------------------------------------------------------------
@@ -142,11 +143,9 @@ def _library() -> dict[str, CFunction]:
     f32, f64, f16, bf16 = (DTYPES[n] for n in ("f32", "f64", "f16", "bf16"))
     out: list[CFunction] = []
     for suffix, t in (("f", f32), ("", f64)):
-        for base in "sqrt exp exp2 log log2 sin cos tanh erf trunc floor ceil fabs".split():
-            out.append(CFunction(base + suffix, (t,), t, "math.h", f"C {base}"))
-        for base in ("pow", "fmod"):
-            out.append(CFunction(base + suffix, (t, t), t, "math.h", f"C {base}"))
-        out.append(CFunction("fma" + suffix, (t, t, t), t, "math.h", "C fma: a * b + c rounded once"))
+        for kind, base in function_names("c").items():
+            params = (t,) * ALU_OPS[kind].arity
+            out.append(CFunction(base + suffix, params, t, "math.h", f"C {base}: {ALU_OPS[kind].summary}"))
     for t in (f32, f64):
         n = dtype_name(t)
         out.append(CFunction(f"kiln_max_{n}", (t, t), t, None, "the larger operand; nan if either is nan"))

@@ -40,6 +40,7 @@ from xdsl.irdl import (
 from xdsl.traits import NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import (
     DIMS_KEY,
     DimsAttr,
@@ -161,29 +162,27 @@ class GraphOp(IRDLOperation):
 # elementwise
 
 
-UNARY: dict[str, frozenset[str]] = {
-    "neg": frozenset({"float", "int"}),
-    "abs": frozenset({"float", "int"}),
-    "sign": frozenset({"float", "int"}),
-    "relu": frozenset({"float", "int"}),
-    "not": frozenset({"int", "bool"}),
-    **{
-        n: frozenset({"float"})
-        for n in (
-            "exp exp2 log log2 sin cos sqrt rsqrt reciprocal trunc floor ceil tanh sigmoid gelu erf".split()
-        )
-    },
+COMPOSITE_UNARY: dict[str, tuple[frozenset[str], str]] = {
+    "relu": (frozenset({"float", "int"}), "max(x, 0)"),
+    "sigmoid": (frozenset({"float"}), "1 / (1 + e**-x)"),
+    "gelu": (frozenset({"float"}), "0.5 * x * (1 + erf(x / sqrt(2))) (exact form)"),
 }
-"""Unary elementwise ops and the dtype classes each accepts; the result type is the operand type."""
+"""Unary elementwise ops that are compositions of ALU ops (``convert-graph-to-kernel`` expands them), not
+primitives: their dtype classes and meaning. The primitives come from ``kiln.dialects.ops``."""
 
-BINARY: dict[str, frozenset[str]] = {
-    **{n: frozenset({"float", "int"}) for n in ("add", "sub", "mul", "max", "min", "idiv", "mod")},
-    "div": frozenset({"float"}),
-    "pow": frozenset({"float"}),
-    **{n: frozenset({"int", "bool"}) for n in ("and", "or", "xor")},
-    **{n: frozenset({"int"}) for n in ("shl", "shr")},
+UNARY: dict[str, frozenset[str]] = {
+    **{op.graph: op.graph_classes for op in ELEMENTWISE if op.graph and op.arity == 1},
+    **{name: classes for name, (classes, _) in COMPOSITE_UNARY.items()},
 }
+"""Unary elementwise ops and the dtype classes each accepts."""
+
+PREDICATES = frozenset(op.graph for op in ELEMENTWISE if op.graph and op.arity == 1 and op.returns_bool)
+"""Unary ops whose result is i1 (``isnan``); the others' result type is the operand type."""
+
+BINARY: dict[str, frozenset[str]] = {op.graph: op.graph_classes for op in ELEMENTWISE if op.graph and op.arity == 2}
 """Binary elementwise ops (numpy broadcasting, same dtype) and the dtype classes each accepts."""
+
+_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
 
 REALIZE_ATTR = "graph.realize"
 """Set by ``graph-mark-realize`` on an op whose result gets its own buffer; the value says why."""
@@ -192,19 +191,8 @@ COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
 """Comparisons: any dtype, numpy broadcasting, result i1."""
 
 MEANING: dict[str, str] = {
-    "neg": "-x (integers wrap)", "abs": "|x|", "sign": "-1, 0 or 1 by the sign of x (nan stays nan)",
-    "relu": "max(x, 0)", "not": "logical not on i1, bitwise not on integers", "exp": "e**x", "exp2": "2**x",
-    "log": "natural logarithm", "log2": "base-2 logarithm", "sin": "sine (radians)", "cos": "cosine (radians)",
-    "sqrt": "square root", "rsqrt": "1 / sqrt(x)", "reciprocal": "1 / x", "trunc": "round toward zero",
-    "floor": "round toward -inf", "ceil": "round toward +inf", "tanh": "hyperbolic tangent",
-    "sigmoid": "1 / (1 + e**-x)", "gelu": "0.5 * x * (1 + erf(x / sqrt(2))) (exact form)", "erf": "error function",
-    "add": "a + b", "sub": "a - b", "mul": "a * b", "div": "true division a / b",
-    "idiv": "floor division a // b (numpy); integer division by zero gives 0",
-    "mod": "a % b with the sign of b (numpy); integer modulo by zero gives 0", "pow": "a ** b",
-    "max": "the larger of a and b (nan propagates)", "min": "the smaller of a and b (nan propagates)",
-    "and": "bitwise/logical and", "or": "bitwise/logical or", "xor": "bitwise/logical xor",
-    "shl": "a << b (0 when b is negative or >= the bit width)",
-    "shr": "a >> b: arithmetic on signed, logical on unsigned (b out of range: 0, or -1 for negative signed a)",
+    **{op.graph: op.graph_summary or op.summary for op in ELEMENTWISE if op.graph},
+    **{name: meaning for name, (_, meaning) in COMPOSITE_UNARY.items()},
     "lt": "a < b", "le": "a <= b", "gt": "a > b", "ge": "a >= b", "eq": "a == b", "ne": "a != b (true with nan)",
 }
 """What each elementwise op computes, for the docs."""
@@ -224,11 +212,12 @@ def _broadcast(op: str, types: Sequence[TensorType]) -> Shape:
 
 class UnaryOp(GraphOp):
     ALLOWED: ClassVar[frozenset[str]]
+    RESULT_BOOL: ClassVar[bool] = False
 
     @classmethod
     def infer(cls, operands, props):
         _check_dtype(cls.name, operands[0], cls.ALLOWED)
-        return operands[0]
+        return _ty(operands[0].shape, i1) if cls.RESULT_BOOL else operands[0]
 
 
 class BinaryOp(GraphOp):
@@ -248,21 +237,31 @@ class BinaryOp(GraphOp):
         return _ty(_broadcast(cls.name, operands), i1 if cls.RESULT_BOOL else a.element_type)
 
 
-def _make_unary(name: str, allowed: frozenset[str]) -> type[UnaryOp]:
+def _make_unary(name: str, allowed: frozenset[str], result_bool: bool) -> type[UnaryOp]:
+    """``graph.<name>``: the result has the operand's type (``: T``), or its shape with i1 elements
+    (``: (T) -> U``)."""
     T = VarConstraint("T", base(TensorType))
+    dtype = "f32" if "float" in allowed else "i32"
+    example = f"%y = graph.{name} %x : !graph.tensor<4x{dtype}>"
+    fields: dict[str, Any] = {
+        "input": operand_def(T), "res": result_def(T), "assembly_format": "$input attr-dict `:` type($input)"
+    }
+    if result_bool:
+        example = f"%y = graph.{name} %x : (!graph.tensor<4x{dtype}>) -> !graph.tensor<4xi1>"
+        fields = {
+            "input": operand_def(TensorType), "res": result_def(TensorType), "assembly_format": "$input " + _FUNCTIONAL
+        }
     cls = type(
         f"{name.capitalize()}Op",
         (UnaryOp,),
         {
             "name": f"graph.{name}",
-            "__doc__": f"Elementwise {MEANING[name]}; accepts {'/'.join(sorted(allowed))} tensors. "
-            f"Example: `%y = graph.{name} %x : !graph.tensor<4x{'f32' if 'float' in allowed else 'i32'}>`",
+            "__doc__": f"Elementwise {MEANING[name]}; accepts {'/'.join(sorted(allowed))} tensors. Example: `{example}`",
             "ALLOWED": allowed,
-            "__annotations__": {"ALLOWED": ClassVar[frozenset[str]]},
-            "input": operand_def(T),
-            "res": result_def(T),
+            "RESULT_BOOL": result_bool,
+            "__annotations__": {"ALLOWED": ClassVar[frozenset[str]], "RESULT_BOOL": ClassVar[bool]},
+            **fields,
             "traits": traits_def(Pure()),
-            "assembly_format": "$input attr-dict `:` type($input)",
         },
     )
     return irdl_op_definition(cls)
@@ -292,14 +291,11 @@ def _make_binary(name: str, allowed: frozenset[str], result_bool: bool) -> type[
     return irdl_op_definition(cls)
 
 
-UNARY_OPS: dict[str, type[UnaryOp]] = {n: _make_unary(n, a) for n, a in UNARY.items()}
+UNARY_OPS: dict[str, type[UnaryOp]] = {n: _make_unary(n, a, n in PREDICATES) for n, a in UNARY.items()}
 BINARY_OPS: dict[str, type[BinaryOp]] = {
     **{n: _make_binary(n, a, False) for n, a in BINARY.items()},
     **{n: _make_binary(n, frozenset({"float", "int", "bool"}), True) for n in COMPARISONS},
 }
-
-_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
-
 
 class OneInputOp(GraphOp):
     """An op of one tensor operand and one result, printed `%y = graph.<op> %x {props} : (T) -> T2`."""

@@ -53,7 +53,8 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from kiln.dialects import target_ops
-from kiln.dialects.alu import describe, print_function
+from kiln.dialects.alu import ALU_OPS, describe, print_function
+from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth
 
 # ---------------------------------------------------------------------------------------------
@@ -152,9 +153,8 @@ class Function:
 def _functions() -> dict[tuple[str, tuple[Attribute, ...]], Function]:
     out: list[Function] = []
     for t in (F32, F16):
-        for name in "exp exp2 log log2 sin cos sqrt tanh trunc floor ceil abs".split():
-            out.append(Function(name, (t,), t, True, f"WGSL {name}"))
-        out.append(Function("fma", (t, t, t), t, True, "WGSL fma: a * b + c"))
+        for kind, name in function_names("wgsl").items():
+            out.append(Function(name, (t,) * ALU_OPS[kind].arity, t, True, f"WGSL {name}: {ALU_OPS[kind].summary}"))
         n = wgsl_name(t)
         out.append(Function(f"kiln_max_{n}", (t, t), t, False, "the larger operand; nan if either is nan"))
         out.append(Function(f"kiln_min_{n}", (t, t), t, False, "the smaller operand; nan if either is nan"))

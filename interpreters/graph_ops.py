@@ -34,6 +34,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from kiln.dialects.graph import UNARY
+from kiln.dialects.ops.spec import Elementwise
+from kiln.dialects.ops.table import OPS as ELEMENTWISE, erf_f64
+
 
 F32 = np.dtype(np.float32)
 
@@ -110,61 +114,38 @@ def _in_compute(fn: Callable[..., np.ndarray], *xs: np.ndarray, out: np.dtype | 
 # elementwise
 
 
-_ERF64 = np.frompyfunc(math.erf, 1, 1)
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf in f64 (math.erf), returned in x's dtype; numpy has no erf and scipy is not a runtime dependency."""
-    return np.array(_ERF64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
-
-
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1 + _erf(x / np.sqrt(x.dtype.type(2))))
+    return 0.5 * x * (1 + erf_f64(x / np.sqrt(x.dtype.type(2))))
 
 
-_FLOAT_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "log": np.log,
-    "log2": np.log2,
-    "sin": np.sin,
-    "cos": np.cos,
-    "sqrt": np.sqrt,
-    "trunc": np.trunc,
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "rsqrt": lambda x: 1 / np.sqrt(x),
-    "reciprocal": lambda x: 1 / x,
-    "tanh": np.tanh,
+_COMPOSITE_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "gelu": _gelu,
-    "erf": _erf,
-}
-
-_NUMERIC_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "neg": np.negative,
-    "abs": np.abs,
-    "sign": np.sign,
     "relu": lambda x: np.maximum(x, x.dtype.type(0)),
 }
+"""The graph's composite unary ops (``kiln.dialects.graph.COMPOSITE_UNARY``); the primitives' meanings are
+declared with them (``kiln.dialects.ops``)."""
 
 
-def _float_unary(name: str, fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+def _unary(op: Elementwise | str, fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """A unary op computed in the compute dtype: float-only ops reject other dtypes, predicates return bool."""
+    name = op if isinstance(op, str) else op.graph
+    classes = UNARY[name]
+    out = np.dtype(np.bool_) if isinstance(op, Elementwise) and op.returns_bool else None
+
     def run(x: np.ndarray) -> np.ndarray:
-        _require_float(name, x)
-        return _in_compute(fn, x)
+        if classes == {"float"}:
+            _require_float(name, x)
+        return _in_compute(fn, x, out=out)
 
     return run
 
 
-def _numeric_unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    return lambda x: _in_compute(fn, x)
-
-
-for _name, _fn in _FLOAT_UNARY.items():
-    _register(_name, _float_unary(_name, _fn))
-for _name, _fn in _NUMERIC_UNARY.items():
-    _register(_name, _numeric_unary(_fn))
+for _op in ELEMENTWISE:
+    if _op.graph and _op.numpy and _op.arity == 1:
+        _register(_op.graph, _unary(_op, _op.numpy))
+for _name, _fn in _COMPOSITE_UNARY.items():
+    _register(_name, _unary(_name, _fn))
 
 
 @graph_op("not")
@@ -173,17 +154,6 @@ def not_(x: np.ndarray) -> np.ndarray:
     return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
 
 
-_ARITH: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "max": np.maximum,
-    "min": np.minimum,
-    "and": np.bitwise_and,
-    "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
-}
-_FLOAT_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {"div": np.true_divide, "pow": np.power}
 _COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "lt": np.less,
     "le": np.less_equal,
@@ -214,10 +184,9 @@ def _binary(
     return run
 
 
-for _name, _fn in _ARITH.items():
-    _register(_name, _binary(_name, _fn))
-for _name, _fn in _FLOAT_BINARY.items():
-    _register(_name, _binary(_name, _fn, float_only=True))
+for _op in ELEMENTWISE:
+    if _op.graph and _op.numpy and _op.arity == 2:
+        _register(_op.graph, _binary(_op.graph, _op.numpy, float_only=_op.graph_classes == {"float"}))
 for _name, _fn in _COMPARE.items():
     _register(_name, _binary(_name, _fn, out=np.dtype(np.bool_)))
 

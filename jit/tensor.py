@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from kiln.dialects.ops.spec import Elementwise
+from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import Shape, broadcast_shapes, to_numpy
 from kiln.jit import lazy
 from kiln.jit.dims import Dim, DimLike, infer_reshape, normalize_axes, normalize_axis, show_shape
@@ -429,27 +431,17 @@ class Tensor:
     def _float_unary(self, op: str) -> Tensor:
         return self._unary(op, float_result(self.dtype))
 
-    def exp(self) -> Tensor: return self._float_unary("exp")
-    def exp2(self) -> Tensor: return self._float_unary("exp2")
-    def log(self) -> Tensor: return self._float_unary("log")
-    def log2(self) -> Tensor: return self._float_unary("log2")
-    def sin(self) -> Tensor: return self._float_unary("sin")
-    def cos(self) -> Tensor: return self._float_unary("cos")
-    def sqrt(self) -> Tensor: return self._float_unary("sqrt")
-    def rsqrt(self) -> Tensor: return self._float_unary("rsqrt")
-    def reciprocal(self) -> Tensor: return self._float_unary("reciprocal")
-    def tanh(self) -> Tensor: return self._float_unary("tanh")
+    # exp, log, sin, ..., floor, ceil, trunc: generated from the op declarations (``_declared_method``)
     def sigmoid(self) -> Tensor: return self._float_unary("sigmoid")
     def gelu(self) -> Tensor: return self._float_unary("gelu")
-    def erf(self) -> Tensor: return self._float_unary("erf")
 
     def _rounding(self, op: str, fn: Callable[..., Any]) -> Tensor:
         dtype = promote(fn, self.dtype)
         return self.cast(dtype) if not is_float(dtype) else self._unary(op, dtype)
 
-    def floor(self) -> Tensor: return self._rounding("floor", np.floor)
-    def ceil(self) -> Tensor: return self._rounding("ceil", np.ceil)
-    def trunc(self) -> Tensor: return self._rounding("trunc", np.trunc)
+    def _predicate(self, op: str) -> Tensor:
+        """A float property (isnan, isinf): false everywhere for integers and bools, as in numpy."""
+        return self._unary(op, self.dtype) if is_float(self.dtype) else self != self
 
     def neg(self) -> Tensor:
         return self._unary("neg", promote(np.negative, self.dtype))
@@ -722,6 +714,30 @@ class Tensor:
         if node is None or not is_int(node.dtype):
             raise TypeError("gather needs an integer index tensor")
         return self._new(lazy.apply("gather", [self._node, node], axis=normalize_axis(axis, self.ndim)))
+
+
+def _declared_method(op: Elementwise) -> Callable[[Tensor], Tensor]:
+    """The ``Tensor`` method of a declared elementwise op (``kiln.dialects.ops``), named as its graph op: a float
+    function promotes integers as ``np.exp`` does, a rounding follows numpy's dtype rule for ``op.numpy``, a
+    predicate is false on integers."""
+    name = op.graph
+    assert name is not None and op.numpy is not None
+
+    def method(self: Tensor) -> Tensor:
+        if op.tensor == "float":
+            return self._float_unary(name)
+        if op.tensor == "rounding":
+            return self._rounding(name, op.numpy)  # type: ignore[arg-type]
+        return self._predicate(name)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"Elementwise {op.graph_summary or op.summary} (``graph.{name}``)."
+    return method
+
+
+for _op in ELEMENTWISE:
+    if _op.tensor:
+        setattr(Tensor, _op.graph, _declared_method(_op))  # type: ignore[arg-type]
 
 
 def _pair(v: Pair) -> tuple[int, int]:

@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph as G
 from kiln.dialects import kernel as K
+from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, dtype_name, is_float, is_unsigned
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
 from kiln.support import symbolic as S
@@ -40,12 +41,9 @@ from kiln.support.symbolic import Expr
 
 INDEX = IndexType()
 
-UNARY_ALU = {
-    "neg": "neg", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos",
-    "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "recip", "trunc": "trunc", "floor": "floor", "ceil": "ceil",
-    "abs": "abs", "sign": "sign", "tanh": "tanh", "erf": "erf", "not": "not",
-}
-BINARY_ALU = {n: n for n in ("add", "sub", "mul", "div", "max", "min", "pow", "and", "or", "xor", "shl", "shr")}
+UNARY_ALU = {op.graph: op.name for op in ELEMENTWISE if op.graph and op.graph_lowers_to_alu and op.arity == 1}
+"""Graph op -> the ALU op it is (``reciprocal`` -> ``recip``), from the op declarations."""
+BINARY_ALU = {op.graph: op.name for op in ELEMENTWISE if op.graph and op.graph_lowers_to_alu and op.arity == 2}
 COMPARE_ALU = {"lt": ("cmplt", False), "le": ("cmple", False), "gt": ("cmplt", True), "ge": ("cmple", True),
                "eq": ("cmpeq", False), "ne": ("cmpne", False)}
 REDUCE_KIND = {"graph.reduce_sum": K.ReduceKind.ADD, "graph.mean": K.ReduceKind.ADD,

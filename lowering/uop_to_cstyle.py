@@ -33,6 +33,7 @@ from xdsl.rewriter import Rewriter
 
 from kiln.dialects import cstyle, uop
 from kiln.dialects.alu import ALU_OPS, AluOp, element_type, lanes
+from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
 from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
 from kiln.support.diagnostics import error_at
@@ -40,10 +41,8 @@ from kiln.support.diagnostics import error_at
 I1, I32, I64, UI32, UI64, F32, F64 = (DTYPES[n] for n in ("i1", "i32", "i64", "ui32", "ui64", "f32", "f64"))
 CORE_PARAMS = ("core_start", "core_end")
 
-_MATH_CALLS = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos", "sqrt": "sqrt",
-               "tanh": "tanh", "erf": "erf", "trunc": "trunc", "floor": "floor", "ceil": "ceil", "abs": "fabs",
-               "pow": "pow", "mod": "fmod", "fma": "fma"}  # fmt: skip
-"""Float ALU kinds that are one ``<math.h>`` function (``f`` suffix added for f32)."""
+_MATH_CALLS = function_names("c")
+"""Float ALU kinds that are one ``<math.h>`` function (``f`` suffix added for f32), from the op declarations."""
 _OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^",
               "cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}  # fmt: skip
 """ALU kinds that are one C operator where the operand type allows it."""

@@ -44,6 +44,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from kiln.dialects import uop, wgsl
 from kiln.dialects.alu import AluOp, element_type, lanes
+from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, dtype_name, itemsize
 from kiln.dialects.wgsl import BOOL, F16, FLOATS, I32, U32
 from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
@@ -61,8 +62,8 @@ BUILTIN_OF_SPECIAL = {
 INDEX_RANGE = (-(2**31), 2**31 - 1)
 """``index`` is i32 on webgpu (the target's ``index_bits``)."""
 
-_FLOAT_CALLS = frozenset("exp exp2 log log2 sin cos sqrt tanh trunc floor ceil abs fma".split())
-"""Float ALU kinds that are the WGSL builtin of the same name."""
+_FLOAT_CALLS = function_names("wgsl")
+"""Float ALU kinds that are one WGSL builtin, and its name (from the op declarations)."""
 _FLOAT_HELPERS = {"max": "kiln_max", "min": "kiln_min", "sign": "kiln_sign", "mod": "kiln_fmod"}
 """Float ALU kinds computed by a ``kiln_<name>_<type>`` helper (NaN handling, exact fmod)."""
 _OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "idiv": "/", "mod": "%", "and": "&", "or": "|",
@@ -308,7 +309,7 @@ class _KernelConverter(KernelConverter):
 
     def _float_alu(self, kind: str, t: Attribute, xs: list[SSAValue]) -> SSAValue | None:
         if kind in _FLOAT_CALLS:
-            return self._call(kind, *xs)
+            return self._call(_FLOAT_CALLS[kind], *xs)
         if kind in _FLOAT_HELPERS:
             return self._call(f"{_FLOAT_HELPERS[kind]}_{wgsl.wgsl_name(t)}", *xs)
         x = xs[0]

@@ -94,7 +94,9 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 
 from kiln.dialects import uop as U
-from kiln.dialects.alu import AluOp, element_type, like
+from kiln.dialects.alu import ALU_OPS, AluOp, element_type, like
+from kiln.dialects.ops.rules import erfc_chebyshev, erfc_fraction
+from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
 from kiln.capabilities.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, target_for_pass
 from kiln.support.diagnostics import error_at
@@ -107,7 +109,6 @@ TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 TANH_SMALL = 0.55
 ERF_SMALL, ERF_SMALL_F64 = 1.0, 2.0
-ERFC_FRACTION_DEPTH = 40
 
 
 def _series_terms(value: SSAValue, single: int, double: int) -> int:
@@ -129,13 +130,6 @@ def tanh_taylor(terms: int) -> tuple[float, ...]:
 def erf_taylor(terms: int) -> tuple[float, ...]:
     """Coefficients of x, x^3, ... in the Taylor series of erf."""
     return tuple((-1) ** n * TWO_OVER_SQRT_PI / (math.factorial(n) * (2 * n + 1)) for n in range(terms))
-
-
-ERFC_CHEBYSHEV = (
-    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
-    -0.82215223, 0.17087277,
-)  # fmt: skip
-"""erfc(z) = t * exp(-z^2 + sum(c_i * t^i)), t = 1 / (1 + z/2), z >= 0 (Numerical Recipes, erfcc)."""
 
 
 def compute_dtypes(target: TargetDescription) -> frozenset[str]:
@@ -353,13 +347,27 @@ class Builder:
         hi = dtype.type(float(exact))
         return self.const(float(hi), like_value), self.const(float(exact - Fraction(float(hi))), like_value)
 
-    def is_nan(self, x: SSAValue) -> SSAValue:
-        """Whether x is nan, from its bits: GPU compilers may assume ``x != x`` is false."""
+    def _magnitude_bits(self, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """(the bits of |x| as an integer, the bits of +inf): above inf is nan, equal is ±inf."""
         scalar = element_type(x.type)
         width = bitwidth(scalar)
         bits = self.bitcast(x, IntegerType(width))
         magnitude = self.alu("and", bits, self.const((1 << (width - 1)) - 1, bits))
-        return self.alu("cmplt", self.const(INF_BITS[dtype_name(scalar)], bits), magnitude)
+        return magnitude, self.const(INF_BITS[dtype_name(scalar)], bits)
+
+    def is_nan(self, x: SSAValue) -> SSAValue:
+        """Whether x is nan, from its bits: GPU compilers may assume ``x != x`` is false."""
+        magnitude, inf = self._magnitude_bits(x)
+        return self.alu("cmplt", inf, magnitude)
+
+    def is_inf(self, x: SSAValue) -> SSAValue:
+        """Whether x is ±inf, from its bits."""
+        magnitude, inf = self._magnitude_bits(x)
+        return self.alu("cmpeq", magnitude, inf)
+
+    def double(self, x: SSAValue) -> bool:
+        """Whether x is wider than f32: series and thresholds of the rules differ for f64."""
+        return bitwidth(element_type(x.type)) > 32
 
     def sign_bit(self, x: SSAValue) -> SSAValue:
         """Whether x's sign bit is set (true for -0.0, which compares equal to 0.0), from its bits."""
@@ -454,26 +462,9 @@ def _erf(b: Builder, x: SSAValue) -> SSAValue:
     x2 = b.alu("mul", x, x)
     series = erf_taylor(30 if double else 12)
     small = _odd_series(b, x, b.poly((series[0] - 1, *series[1:]), x2))
-    erfc = _erfc_fraction(b, z) if double else _erfc_chebyshev(b, z)
+    erfc = erfc_fraction(b, z) if double else erfc_chebyshev(b, z)
     large = b.copysign_of(b.alu("sub", one, erfc), x)
     return b.where(b.alu("cmplt", z, b.const(ERF_SMALL_F64 if double else ERF_SMALL, x)), small, large)
-
-
-def _erfc_chebyshev(b: Builder, z: SSAValue) -> SSAValue:
-    """erfc(z) for z >= 0 to 1.2e-7 relative (Numerical Recipes)."""
-    one = b.const(1, z)
-    t = b.alu("div", one, b.alu("add", one, b.alu("mul", z, b.const(0.5, z))))
-    exponent = b.alu("sub", b.poly(ERFC_CHEBYSHEV, t), b.alu("mul", z, z))
-    return b.alu("mul", t, b.alu("exp", exponent))
-
-
-def _erfc_fraction(b: Builder, z: SSAValue) -> SSAValue:
-    """erfc(z) for z >= 2 to f64 precision: exp(-z^2) / sqrt(pi) / (z + (1/2)/(z + 1/(z + (3/2)/(z + ...))))."""
-    f = z
-    for k in range(ERFC_FRACTION_DEPTH, 0, -1):
-        f = b.alu("add", z, b.alu("div", b.const(k / 2, z), f))
-    gauss = b.alu("exp", b.alu("neg", b.alu("mul", z, z)))
-    return b.alu("div", gauss, b.alu("mul", f, b.const(math.sqrt(math.pi), z)))
 
 
 def _pow(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -880,7 +871,11 @@ RULES: dict[str, Rule] = {
     "idiv": _idiv,
     "mod": _mod,
 }
-"""Decomposition of each ALU op kind, in terms of other ALU ops."""
+"""Decomposition of each ALU op kind, in terms of other ALU ops (more in ``DECLARED_RULES``)."""
+
+DECLARED_RULES: dict[str, Rule] = {op.name: op.decompose for op in ELEMENTWISE if op.decompose}
+"""The rules declared with their op (``kiln.dialects.ops``); on f16 and bf16 they run in f32 (``HALF_IN_F32``),
+whose ranges and constants they are written for (``asinh``'s 2^28 is inf in f16)."""
 
 DTYPE_RULES: dict[str, dict[str, Rule]] = {
     "exp2": {"f32": _exp2, "f64": _exp2},
@@ -896,13 +891,17 @@ are, and at the speed of f32 arithmetic (CPUs and PTX compute 16-bit floats in f
 
 
 def _in_f32(kind: str) -> Rule:
-    return lambda b, *args: b.in_f32(kind, list(args), args[-1].type)
+    def rule(b: Builder, *args: SSAValue) -> SSAValue:
+        t = args[-1].type
+        return b.in_f32(kind, list(args), like(t, i1) if ALU_OPS[kind].returns_bool else t)
+
+    return rule
 
 
 def rule_for(kind: str, scalar: Attribute) -> Rule | None:
     """The decomposition of ALU op ``kind`` on element type ``scalar``, if there is one."""
-    if kind in HALF_IN_F32 and is_float(scalar) and bitwidth(scalar) == 16:
+    if (kind in HALF_IN_F32 or kind in DECLARED_RULES) and is_float(scalar) and bitwidth(scalar) == 16:
         return _in_f32(kind)
     if kind in DTYPE_RULES:
         return DTYPE_RULES[kind].get(dtype_name(scalar))
-    return RULES.get(kind)
+    return RULES.get(kind) or DECLARED_RULES.get(kind)

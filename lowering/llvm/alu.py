@@ -20,7 +20,8 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, f64, i1
 from xdsl.ir import Attribute, SSAValue
 
-from kiln.dialects.alu import BOOL, FLOAT, dtype_class, element_type, like
+from kiln.dialects.alu import ALU_OPS, BOOL, FLOAT, dtype_class, element_type, like
+from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import bitwidth, is_unsigned
 from kiln.lowering.llvm.builder import CONTRACT, LLVMBuilder
 from kiln.lowering.llvm.casts import narrow_from_f64
@@ -95,10 +96,11 @@ def _float_fma(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
 
 
 FLOAT_OPS: dict[str, Lowering] = {
+    **{
+        kind: (_unary_intrinsic if ALU_OPS[kind].arity == 1 else _binary_intrinsic)(intrinsic)
+        for kind, intrinsic in function_names("llvm").items()
+    },
     "neg": lambda b, a: b.fneg(a[0]),
-    **{kind: _unary_intrinsic(f"llvm.{kind}") for kind in ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt")},
-    **{kind: _unary_intrinsic(f"llvm.{kind}") for kind in ("trunc", "floor", "ceil", "tanh")},
-    "abs": _unary_intrinsic("llvm.fabs"),
     "recip": _recip,
     "add": _float_op(llvm.FAddOp),
     "sub": _float_op(llvm.FSubOp),
@@ -106,9 +108,6 @@ FLOAT_OPS: dict[str, Lowering] = {
     "div": _float_op(llvm.FDivOp),
     "idiv": _float_idiv,
     "mod": _float_op(llvm.FRemOp),
-    "max": _binary_intrinsic("llvm.maximum"),
-    "min": _binary_intrinsic("llvm.minimum"),
-    "pow": _binary_intrinsic("llvm.pow"),
     "cmplt": _fcmp("olt"),
     "cmple": _fcmp("ole"),
     "cmpeq": _fcmp("oeq"),

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from xdsl.ir import Attribute, SSAValue
 
+from kiln.dialects.ops.table import BY_NAME, function_names
 from kiln.dialects.types import DTYPES, is_bool, is_float
 from kiln.lowering.ptx.builder import PTXBuilder
 from kiln.lowering.ptx.casts import from_f32, normalize, to_f32
@@ -40,10 +41,9 @@ _FLOAT_COMPARE = {**_COMPARE, "cmpne": "neu"}  # != is true when either operand 
 _INT_COMPARE = {**_COMPARE, "cmpne": "ne"}
 _HALF_NATIVE = frozenset({"neg", "abs", "fma", "max", "min"})
 """ALU kinds PTX has f16 and bf16 instructions for on sm_80 (the rest computes in f32)."""
-_FLOAT_UNARY = {"neg": "neg", "abs": "abs", "sqrt": "sqrt.rn", "recip": "rcp.rn"}
-"""Float kinds that are one instruction: mnemonic[.modifier] (the type is appended)."""
-_ROUND_TO_INTEGRAL = {"trunc": "rzi", "floor": "rmi", "ceil": "rpi"}
-_F32_APPROX = {"exp2": "ex2", "log2": "lg2", "sin": "sin", "cos": "cos", "rsqrt": "rsqrt"}
+_FLOAT_INSTRUCTIONS = {kind: BY_NAME[kind].ptx for kind in function_names("ptx")}
+"""Float kinds that are one instruction, by template (``cvt.rni.{t}.{t}``; ``{t}`` is f32 or f64), with the
+dtypes it exists for (from the op declarations)."""
 _WRAPPING = frozenset({"add", "sub", "mul", "fma", "neg", "abs", "not", "shl", "idiv"})
 """Integer kinds whose 32-bit result can leave an 8- or 16-bit type's range."""
 
@@ -106,19 +106,18 @@ def _float_alu(b: PTXBuilder, kind: str, ft: str, xs: Sequence[SSAValue]) -> SSA
         return b.inst(kind, ft, *xs)
     if kind in _FLOAT_COMPARE:
         return b.inst("setp", f"{_FLOAT_COMPARE[kind]}.{ft}", *xs)
-    if kind in _FLOAT_UNARY:
-        mnemonic, _, modifier = _FLOAT_UNARY[kind].partition(".")
-        return b.inst(mnemonic, f"{modifier}.{ft}" if modifier else ft, xs[0])
-    if kind in _ROUND_TO_INTEGRAL:
-        return b.cvt(f"{_ROUND_TO_INTEGRAL[kind]}.{ft}.{ft}", xs[0])
-    if kind in _F32_APPROX:
+    if kind == "rsqrt":
         if ft == "f32":
-            return b.inst(_F32_APPROX[kind], "approx.f32", xs[0])
-        if kind == "rsqrt":
-            return b.inst("rcp", "rn.f64", b.inst("sqrt", "rn.f64", xs[0]))
-        raise NotExpressible(
-            f"PTX has no {ft} instruction for {kind}; uop-decompose{{target=cuda}} must rewrite it for {ft}"
-        )
+            return b.inst("rsqrt", "approx.f32", xs[0])
+        return b.inst("rcp", "rn.f64", b.inst("sqrt", "rn.f64", xs[0]))
+    if kind in _FLOAT_INSTRUCTIONS:
+        native = _FLOAT_INSTRUCTIONS[kind]
+        if native.dtypes is not None and ft not in native.dtypes:
+            raise NotExpressible(
+                f"PTX has no {ft} instruction for {kind}; uop-decompose{{target=cuda}} must rewrite it for {ft}"
+            )
+        mnemonic, _, modifiers = native.name.format(t=ft).partition(".")
+        return b.cvt(modifiers, xs[0]) if mnemonic == "cvt" else b.inst(mnemonic, modifiers, xs[0])
     match kind:
         case "div":
             return b.inst("div", f"rn.{ft}", *xs)

@@ -105,8 +105,10 @@ def unary_programs() -> Iterator[Program]:
             continue
         x = edge_values(dt)
         t = _t(x.shape, dt)
-        body = [f"%{n} = graph.{n} %x : {t}" for n in names]
-        text = _function(f"unary_{dt}", [("%x", t)], body, [(f"%{n}", t) for n in names])
+        b = _t(x.shape, "i1")
+        body = [f"%{n} = graph.{n} %x : " + (f"({t}) -> {b}" if n in G.PREDICATES else t) for n in names]
+        results = [(f"%{n}", b if n in G.PREDICATES else t) for n in names]
+        text = _function(f"unary_{dt}", [("%x", t)], body, results)
         rtol, atol = _tol(dt)
         yield Program(f"unary_{dt}", text, f"unary_{dt}", [[x]], frozenset({dt}), rtol * 4, atol * 4, frozenset({"elementwise"}))
 

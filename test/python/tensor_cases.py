@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 import pytest
 from numpy.lib.stride_tricks import sliding_window_view
-from scipy.special import erf
+from scipy.special import erf, erfc
 
 from kiln.dialects.types import to_numpy
 from kiln.jit import Tensor
@@ -168,10 +168,21 @@ CASES: tuple[Case, ...] = (
     Case("relu", lambda x: x.relu(), (X,), ref=lambda x: np.maximum(x, 0)),
     Case("gelu", lambda x: x.gelu(), (X,), ref=_gelu),
     Case("erf", lambda x: x.erf(), (X,), ref=lambda x: erf(x).astype(x.dtype)),
+    Case("erfc", lambda x: x.erfc(), (X,), ref=lambda x: erfc(x).astype(x.dtype)),
     Case("floor_ceil_trunc", lambda x: x.floor() + x.ceil() * 10 + x.trunc() * 100, (X,),
          ref=lambda x: np.floor(x) + np.ceil(x) * 10 + np.trunc(x) * 100),
     Case("floor_of_int_is_identity", lambda x: x.floor(), (XI,), ref=np.floor),
     Case("sign", lambda x: x.sign(), (X,), ref=np.sign),
+    Case("tan_atan", lambda x: x.tan() + x.atan(), (X,), ref=lambda x: np.tan(x) + np.arctan(x)),
+    Case("asin_acos_atanh", lambda x: (x * 0.3).asin() + (x * 0.3).acos() + (x * 0.3).atanh(), (X,),
+         ref=lambda x: np.arcsin(x * 0.3) + np.arccos(x * 0.3) + np.arctanh(x * 0.3)),
+    Case("hyperbolic", lambda x: x.sinh() + x.cosh() + x.asinh() + (x.abs() + 1).acosh(), (X,),
+         ref=lambda x: np.sinh(x) + np.cosh(x) + np.arcsinh(x) + np.arccosh(np.abs(x) + 1)),
+    Case("round_half_to_even", lambda x: (x * 2).round(), (X,), ref=lambda x: np.round(x * 2)),
+    Case("round_of_int_is_identity", lambda x: x.round(), (XI,), ref=np.round),
+    Case("isnan_isinf", lambda x: (x - 0.5).log().isnan() | (x - 0.5).reciprocal().isinf(), (X,),
+         ref=lambda x: np.isnan(np.log(x - 0.5)) | np.isinf(np.reciprocal(x - 0.5))),
+    Case("isnan_of_int_is_false", lambda x: x.isnan() | x.isinf(), (XI,), ref=lambda x: np.isnan(x) | np.isinf(x)),
     Case("invert_bool_and_int", lambda b, x: b.logical_not().where(~x, x), ((("N", 5), "bool"), XI),
          ref=lambda b, x: np.where(~b, ~x, x)),
     # where, cast, contiguous

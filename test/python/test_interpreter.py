@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-from kiln.dialects.graph import BINARY, COMPARISONS, UNARY
+from kiln.dialects.graph import BINARY, COMPARISONS, PREDICATES, UNARY
 from kiln.dialects.types import to_numpy
 from kiln.compiler.registry import make_context
 from kiln.support.errors import InputError
@@ -181,6 +181,19 @@ FLOAT_UNARY_REF: dict[str, Callable[[float], float]] = {
     "abs": abs,
     "sign": _sign,
     "relu": lambda v: _max(v, 0.0),
+    "tan": _periodic(math.tan),
+    "asin": lambda v: math.asin(v) if -1 <= v <= 1 else nan,
+    "acos": lambda v: math.acos(v) if -1 <= v <= 1 else nan,
+    "atan": math.atan,
+    "sinh": lambda v: _overflow_inf(math.sinh)(abs(v)) * (-1 if v < 0 else 1) if v == v else nan,
+    "cosh": _overflow_inf(math.cosh),
+    "asinh": math.asinh,
+    "acosh": lambda v: math.acosh(v) if v >= 1 else nan,
+    "atanh": lambda v: math.copysign(inf, v) if abs(v) == 1 else (math.atanh(v) if abs(v) < 1 else nan),
+    "round": _rounding(round),  # Python's round, like numpy's, takes halves to even
+    "isnan": math.isnan,
+    "isinf": math.isinf,
+    "erfc": math.erfc,
 }
 
 INT_UNARY_REF: dict[str, Callable[[int], int]] = {
@@ -270,9 +283,10 @@ def test_unary(op: str, dtype: str) -> None:
         ref = FLOAT_UNARY_REF[op]
     else:
         ref = INT_UNARY_REF[op]
-    assert_same(OPS[op](x), elementwise_ref(ref, dtype, x))
+    out = "i1" if op in PREDICATES else dtype
+    assert_same(OPS[op](x), elementwise_ref(ref, out, x))
     scalar = x[-1:].reshape(())
-    assert_same(OPS[op](scalar), elementwise_ref(ref, dtype, scalar))
+    assert_same(OPS[op](scalar), elementwise_ref(ref, out, scalar))
 
 
 BINARY_CASES = [(op, d) for op, classes in BINARY.items() if op != "pow" for d in dtypes_of(classes)] + [

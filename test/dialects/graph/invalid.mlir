@@ -367,3 +367,19 @@ func.func @f(%x: !graph.tensor<Nxf32>) {
   %0 = graph.exp %x : !graph.tensor<Nxf32>
   func.return
 }
+
+// -----
+
+func.func @isnan_keeps_the_dtype(%x: !graph.tensor<4xf32>) {
+  // expected-error@+1 {{does not match the inferred type !graph.tensor<4xi1>}}
+  %m = graph.isnan %x : (!graph.tensor<4xf32>) -> !graph.tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @asin_of_int(%i: !graph.tensor<4xi32>) {
+  // expected-error@+1 {{'graph.asin' does not accept i32}}
+  %a = graph.asin %i : !graph.tensor<4xi32>
+  func.return
+}
