@@ -17,7 +17,6 @@ Syntax (``kernel`` shown; ``uop`` is the same)::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (

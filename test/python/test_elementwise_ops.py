@@ -181,7 +181,7 @@ def test_decomposition_as_machine_code(kind: str, dtype: str, monkeypatch: pytes
 @pytest.mark.parametrize("dtype", ["f32", "f64", "f16", "bf16"])
 def test_added_ops_assemble_as_ptx(dtype: str) -> None:
     t = f"!graph.tensor<64x{dtype}>"
-    b = f"!graph.tensor<64xi1>"
+    b = "!graph.tensor<64xi1>"
     body = [f"%{k} = graph.{k} %x : ({t}) -> {b}" if BY_NAME[k].returns_bool else f"%{k} = graph.{k} %x : {t}"
             for k in ADDED]  # fmt: skip
     types = ", ".join(b if BY_NAME[k].returns_bool else t for k in ADDED)
