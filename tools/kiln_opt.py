@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from kiln.compiler import registry
 from kiln.dialects.verify import verify_module
 from kiln.support.diagnostics import Diagnostic, from_exception, from_parse_error
+from kiln.tools.emit import target_emitter
 from kiln.tools.errors import ArgumentParser, UserError, run_tool
 from kiln.tools.expected import check_diagnostics, parse_expectations
 from kiln.compiler.pipeline import build_pipeline, describe_passes
@@ -45,6 +46,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    "named pipelines such as 'lower-to-c' expand inline (see --list-passes)")
     p.add_argument("-t", "--target", default="mlir",
                    help="output: 'mlir' (default) or a code emitter: " + ", ".join(registry.get_all_targets()))
+    p.add_argument("--mtriple", metavar="TRIPLE",
+                   help="-t llvm: the target triple (and its data layout) to write; default: this host's")
     p.add_argument("-o", metavar="FILE", dest="output", help="write the output to FILE (only if everything succeeds)")
     p.add_argument("--split-input-file", action="store_true",
                    help="process each piece between '// -----' lines on its own")
@@ -122,7 +125,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     timer = Timer()
     passes = build_pipeline(args.pass_pipeline)
-    emitter = _target_emitter(args.target)
+    emitter = target_emitter(args.target, args.mtriple)
     filename, text = read_source(args.input)
     driver = Driver(args, filename, registry.make_context(args.allow_unregistered_dialect), passes, emitter, timer)
 
@@ -153,16 +156,6 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.mlir_timing:
         sys.stderr.write(timer.report())
     return 1 if failed else 0
-
-
-def _target_emitter(name: str) -> Callable[[ModuleOp], str] | None:
-    """The emitter of target ``name``; None for 'mlir'."""
-    if name == "mlir":
-        return None
-    targets = registry.get_all_targets()
-    if name not in targets:
-        raise UserError(f"unknown target '{name}' (choose from mlir, {', '.join(targets)})")
-    return targets[name]()
 
 
 def _write_atomically(path: str, text: str) -> None:
