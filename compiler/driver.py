@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from kiln.compiler import registry
-from kiln.compiler.pipeline import build_pipeline
+from kiln.compiler.pipeline import build_pipeline, pipeline_text
 from kiln.compiler.module import find_function, parse_module
 from kiln.compiler.schedule_reader import read_schedule
 from kiln.runtime.devices import DEFAULT_DEVICE, Device, InterpDevice, get_device
@@ -76,11 +76,6 @@ def device_pipeline(device: str) -> list[ModulePass]:
 
 def _with_fields(p: ModulePass, name: str, **fields: Any) -> ModulePass:
     return dataclasses.replace(p, **fields) if p.name == name else p  # type: ignore[type-var]
-
-
-def pipeline_text(passes: list[ModulePass]) -> str:
-    """The pipeline in ``-p`` syntax: what kiln-opt would run, and part of the compile cache's key."""
-    return ",".join(str(p.pipeline_pass_spec()) for p in passes)
 
 
 def lower_program(

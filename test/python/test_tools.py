@@ -335,7 +335,10 @@ def test_print_ir_around_passes_and_timing_go_to_stderr(cli, mlir_file):
     r = cli(kiln_opt.run, [mlir_file(ADD), "-p", "cse,dce", *flags])
     assert r.code == 0
     headers = [line for line in r.err.splitlines() if line.startswith("// -----// IR Dump")]
-    assert headers == [f"// -----// IR Dump {w} {p} //----- //" for p in ("cse", "dce") for w in ("Before", "After")]
+    classes = {"cse": "CommonSubexpressionElimination", "dce": "DeadCodeElimination"}
+    assert headers == [
+        f"// -----// IR Dump {w} {classes[p]} ({p}) //----- //" for p in ("cse", "dce") for w in ("Before", "After")
+    ]
     timing = r.err[r.err.index("Execution time report") :]
     names = [line.split()[-1] for line in timing.splitlines() if "%)" in line]
     assert names == ["Parser", "Verifier", "cse", "dce", "Output", "Rest", "Total"]
