@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,17 +21,8 @@ import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.runtime.program import LaunchSpec, ProgramSpec
+from kiln.support.debug import level, log
 from kiln.support.symexpr import compile_expr
-
-
-def level() -> int:
-    """The ``KILN_DEBUG`` level (0 when unset or not a number)."""
-    value = os.environ.get("KILN_DEBUG", "")
-    return int(value) if value.isdigit() else 0
-
-
-def log(message: str) -> None:
-    print(f"kiln: {message}", file=sys.stderr, flush=True)
 
 
 def dump_dir() -> Path | None:

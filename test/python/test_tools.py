@@ -518,8 +518,8 @@ class FakeDevice:
 @pytest.fixture
 def fake_device(monkeypatch) -> FakeDevice:
     device = FakeDevice([])
-    monkeypatch.setattr(kiln_run, "compile", lambda module, function, name: device.compile(module, function))
-    monkeypatch.delenv("KILN_NO_CACHE", raising=False)
+    monkeypatch.setattr(kiln_run, "compile", lambda module, function, name, explain: device.compile(module, function))
+    monkeypatch.setenv("KILN_NO_CACHE", "0")  # recorded, so the "1" that --no-cache sets is undone afterwards
     return device
 
 
