@@ -138,7 +138,9 @@ def compile_program(module: Any, function_name: str, device: str, explain: Expla
     return spec
 
 
-def compile(module: Any, function_name: str, device: str = DEFAULT_DEVICE, explain: Explain | None = None) -> Compiled:  # noqa: A001
+def compile(  # noqa: A001
+    module: Any, function_name: str, device: str = DEFAULT_DEVICE, explain: Explain | None = None
+) -> Compiled:
     """``function_name`` of ``module`` (a ``ModuleOp`` or its text) compiled and loaded on ``device``."""
     dev: Device = get_device(device)
     if isinstance(dev, InterpDevice):

@@ -64,7 +64,8 @@ def _info(root: str, entries: list[cache.Entry]) -> None:
     limit = cache.max_bytes()
     print(f"location: {root}")
     print(f"size:     {_size(sum(e.size for e in entries))} in {len(entries)} entries")
-    print(f"limit:    {_size(limit) + ' (KILN_CACHE_MAX_BYTES)' if limit is not None else 'none (KILN_CACHE_MAX_BYTES unset)'}")
+    shown = f"{_size(limit)} (KILN_CACHE_MAX_BYTES)" if limit is not None else "none (KILN_CACHE_MAX_BYTES unset)"
+    print(f"limit:    {shown}")
     kinds: dict[str, list[int]] = {}
     for e in entries:
         kinds.setdefault(e.namespace, []).append(e.size)

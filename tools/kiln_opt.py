@@ -216,8 +216,9 @@ def _pipeline(args: argparse.Namespace, text: str, filename: str) -> str:
 
 def _ir_printer(args: argparse.Namespace) -> IRPrinter:
     tree = Path(args.mlir_print_ir_tree_dir) if args.mlir_print_ir_tree_dir else None
-    return IRPrinter(partial(print_mlir, generic=args.print_op_generic), args.mlir_print_ir_before_all, args.mlir_print_ir_after_all,
-                     args.mlir_print_ir_after_change, args.mlir_print_ir_after_failure, tree)
+    return IRPrinter(partial(print_mlir, generic=args.print_op_generic),
+                     args.mlir_print_ir_before_all, args.mlir_print_ir_after_all, args.mlir_print_ir_after_change,
+                     args.mlir_print_ir_after_failure, tree)
 
 
 def _write_atomically(path: str, text: str) -> None:
