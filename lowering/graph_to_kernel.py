@@ -35,6 +35,7 @@ from kiln.dialects import kernel as K
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, is_float, is_unsigned
 from kiln.support.index_expr import Poly, delinearize, dim_poly, linearize, range_atom
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
+from kiln.support.statistics import Statistic
 
 INDEX = IndexType()
 
@@ -344,16 +345,25 @@ def _kernel_name(fn: str, i: int, body: Block) -> str:
     return f"{fn}_{'r' if has_reduce else 'e'}{i}"
 
 
+KERNELS_FORMED = Statistic("kernels-formed", "Number of kernel.kernel ops formed")
+OPS_FUSED = Statistic("ops-fused", "Number of graph ops computed inside another op's kernel")
+
+
 class ConvertGraphToKernel(ModulePass):
     """Translate each graph function into kernels (one per realized value) and a schedule function."""
 
     name = "convert-graph-to-kernel"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        graph_ops = sum(1 for o in op.walk() if o.name.startswith("graph."))
+        kernels = sum(1 for o in op.ops if isinstance(o, K.KernelOp))
         for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
             if fn.is_declaration or not any(isinstance(t, TensorType) for t in fn.function_type.inputs.data + fn.function_type.outputs.data):
                 continue
             self._convert(op, fn)
+        formed = sum(1 for o in op.ops if isinstance(o, K.KernelOp)) - kernels
+        KERNELS_FORMED.bump(formed)
+        OPS_FUSED.bump(max(0, graph_ops - sum(1 for o in op.walk() if o.name.startswith("graph.")) - formed))
 
     def _convert(self, module: ModuleOp, fn: func.FuncOp) -> None:
         dims_attr = fn.attributes.get(DIMS_KEY)

@@ -33,6 +33,7 @@ from kiln.support.diagnostics import Diagnostic, from_exception, from_parse_erro
 from kiln.tools.emit import target_emitter
 from kiln.tools.errors import ArgumentParser, UserError, run_tool
 from kiln.tools.ir_printing import IRPrinter
+from kiln.tools.pass_statistics import PassStatistics
 from kiln.tools.reproducer import reproducer_pipeline, reproducer_text, split_reproducer
 from kiln.tools.expected import check_diagnostics, parse_expectations
 from kiln.compiler.pipeline import build_pipeline, describe_passes, pass_text, pipeline_text
@@ -79,6 +80,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--dump-pass-pipeline", action="store_true", help="print the pipeline to run on stderr")
     p.add_argument("--version", action="version", version=_version())
     p.add_argument("--mlir-timing", action="store_true", help="report wall time per pass on stderr")
+    p.add_argument("--mlir-pass-statistics", action="store_true",
+                   help="report each pass's counts (kernels formed, ops fused, opts applied, ops decomposed) on stderr")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
     p.add_argument("--list-passes", action="store_true", help="list passes and named pipelines, then exit")
     return p
@@ -96,6 +99,7 @@ class Driver:
     """The -t target's ``emit(module) -> str``; None prints MLIR."""
     timer: Timer
     printer: IRPrinter
+    statistics: PassStatistics
 
     def run_chunk(self, chunk: Chunk) -> tuple[str | None, Diagnostic | None]:
         """The chunk's output, or the diagnostic that stopped it."""
@@ -121,7 +125,7 @@ class Driver:
         given = self.print_mlir(module) if self.args.mlir_pass_pipeline_crash_reproducer else ""
         self.printer.before(p, module)
         try:
-            with self.timer.phase(p.name):
+            with self.timer.phase(p.name), self.statistics.collect(p):
                 p.apply(self.ctx, module)
             problem = self._verify(module, p)
         except DiagnosticException as e:
@@ -174,7 +178,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     emitter = target_emitter(args.target, args.mtriple)
     text, _ = split_reproducer(text)
     ctx = registry.make_context(args.allow_unregistered_dialect)
-    driver = Driver(args, filename, ctx, passes, emitter, timer, _ir_printer(args))
+    driver = Driver(args, filename, ctx, passes, emitter, timer, _ir_printer(args), PassStatistics())
 
     outputs: list[str] = []
     failed = False
@@ -200,6 +204,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(result)
     elif not failed:
         _write_atomically(args.output, result)
+    if args.mlir_pass_statistics:
+        sys.stderr.write(driver.statistics.report())
     if args.mlir_timing:
         sys.stderr.write(timer.report())
     return 1 if failed else 0
