@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
@@ -398,9 +398,12 @@ class ConvertGraphToKernel(ModulePass):
                 attrs[DIMS_KEY] = DimsAttr.from_dict(symbols)
             name = _kernel_name(fn.sym_name.data, i, block)
             kop = K.KernelOp(name, [a.type for a in block.args], Region(block), attrs)
+            # The kernel keeps the source line of the graph op it computes, so later errors about it point there.
+            kop.location = root.owner.location if isinstance(root, OpResult) else fn.location
             kernels.append((kop, keys, syms, key))
 
         schedule = self._schedule(fn, kernels, outputs, symbols)
+        schedule.location = fn.location
         for kop, *_ in kernels:
             module.body.block.insert_op_before(kop, fn)
         Rewriter.replace_op(fn, schedule)

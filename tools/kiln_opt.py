@@ -65,6 +65,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check emitted diagnostics against 'expected-error {{...}}' annotations in the input")
     p.add_argument("--print-op-generic", action="store_true", help="print ops in the generic form")
+    p.add_argument("--mlir-print-debuginfo", action="store_true",
+                   help="print each op's location (loc(\"file\":line:col) where it came from the input)")
     p.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before every pass (stderr)")
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
     p.add_argument("--mlir-print-ir-after-change", action="store_true",
@@ -154,13 +156,14 @@ class Driver:
         return dataclasses.replace(problem, message=f"{problem.message} (in the IR after pass '{after.name}')")
 
     def print_mlir(self, module: ModuleOp) -> str:
-        return print_mlir(module, self.args.print_op_generic)
+        return print_mlir(module, self.args.print_op_generic, self.args.mlir_print_debuginfo)
 
 
-def print_mlir(module: ModuleOp, generic: bool) -> str:
-    """The module as kiln-opt prints it (``--print-op-generic``: in the generic form), ending in a newline."""
+def print_mlir(module: ModuleOp, generic: bool, debuginfo: bool) -> str:
+    """The module as kiln-opt prints it (``--print-op-generic``: in the generic form; ``--mlir-print-debuginfo``:
+    with locations), ending in a newline."""
     out = StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
+    Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
     return out.getvalue() + "\n"
 
 
@@ -222,7 +225,7 @@ def _pipeline(args: argparse.Namespace, text: str, filename: str) -> str:
 
 def _ir_printer(args: argparse.Namespace) -> IRPrinter:
     tree = Path(args.mlir_print_ir_tree_dir) if args.mlir_print_ir_tree_dir else None
-    return IRPrinter(partial(print_mlir, generic=args.print_op_generic),
+    return IRPrinter(partial(print_mlir, generic=args.print_op_generic, debuginfo=args.mlir_print_debuginfo),
                      args.mlir_print_ir_before_all, args.mlir_print_ir_after_all, args.mlir_print_ir_after_change,
                      args.mlir_print_ir_after_failure, tree)
 
