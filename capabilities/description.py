@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from kiln.dialects.alu import ALU_OPS as ALU_TABLE
 from kiln.dialects.ops.table import natively_rendered
 from kiln.dialects.types import DTYPES, itemsize, parse_dtype
+from kiln.support.env import env_int
 
 ALU_OPS = frozenset(ALU_TABLE)
 """The ALU op names shared by the kernel and uop dialects (``kiln.dialects.alu``)."""
@@ -186,8 +187,8 @@ def host_cpu_description(name: str, emitter: str, vectorizes_loops: bool = False
 
 def usable_cores() -> int:
     """CPU cores this process may run on (affinity-aware); ``KILN_THREADS`` overrides it."""
-    if threads := os.environ.get("KILN_THREADS"):
-        return max(1, int(threads))
+    if threads := env_int("KILN_THREADS", 0, 1):
+        return threads
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:

@@ -1,9 +1,10 @@
 """The compiler driver: a graph module and a function name in, a program description (``ProgramSpec``) out.
 
 ``compile_program(module, "f", device)``:
-1. looks the compile up in the disk cache (namespace ``program``), keyed on the module text, the function name,
-   the device, the pipeline (printed from its pass objects) and a fingerprint of kiln's code. A hit holds the
-   ``ProgramSpec`` JSON with the kernel source inside: no IR is parsed, no pass runs;
+1. looks the compile up in the disk cache (namespace ``program``), keyed on the function name, the device and
+   the named parts of `kiln.compiler.cache_explain` (module text, pipeline printed from its pass objects,
+   target description, toolchain version, a fingerprint of kiln's code). A hit holds the ``ProgramSpec`` JSON
+   with the kernel source inside: no IR is parsed, no pass runs. On request it says which, and why it missed;
 2. on a miss, parses and verifies the module and runs the device's pipeline (``device_pipeline``). Just before
    the pass that leaves the uop level (a ``ConvertUopToTarget``), it reads the ``ProgramSpec`` off the
    uop-level module (``read_schedule``): the schedule ``func.func`` (``kernel.symbol``, ``kernel.alloc``,
@@ -17,7 +18,6 @@ runtime never compiles. The "interp" device runs the graph module itself through
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -27,12 +27,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from kiln.compiler import registry
-from kiln.compiler.pipeline import build_pipeline
+from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, remember, why_compiled
+from kiln.compiler.pipeline import build_pipeline, pipeline_text
 from kiln.compiler.module import find_function, parse_module
 from kiln.compiler.schedule_reader import read_schedule
 from kiln.runtime.devices import DEFAULT_DEVICE, Device, InterpDevice, get_device
 from kiln.runtime.program import KernelsArtifact, ProgramSpec
 from kiln.support import cache
+from kiln.support.env import env_int
 from kiln.support.errors import CompileError, KilnError, UserError
 
 LOWERINGS: dict[str, tuple[str, str]] = {
@@ -43,10 +45,11 @@ LOWERINGS: dict[str, tuple[str, str]] = {
 }
 """Device -> (named pipeline of ``registry.PIPELINES``, emitter of ``registry.get_all_targets()``)."""
 
-PROGRAM_NAMESPACE = "program"
-
 Compiled = Callable[..., list[np.ndarray]]
 """What ``compile`` returns: call it with input arrays, get the output arrays."""
+
+Explain = Callable[[str], None]
+"""Where the driver says whether a compile was a cache hit and, if not, why (a line for people)."""
 
 
 def device_pipeline(device: str) -> list[ModulePass]:
@@ -61,11 +64,8 @@ def device_pipeline(device: str) -> list[ModulePass]:
         passes = build_pipeline(registry.PIPELINES[LOWERINGS[device][0]])
     except UserError as e:
         raise CompileError(str(e)) from None
-    beam = os.environ.get("KILN_BEAM", "")
-    if beam:
-        if not beam.isdigit() or int(beam) < 1:
-            raise KilnError(f"KILN_BEAM must be a positive beam width, got '{beam}'")
-        passes = [_with_fields(p, "kernel-optimize", search="beam", beam_width=int(beam)) for p in passes]
+    if beam := env_int("KILN_BEAM", 0, 1):
+        passes = [_with_fields(p, "kernel-optimize", search="beam", beam_width=beam) for p in passes]
     if device == "webgpu":
         from kiln.targets.wgsl.toolchain import gpu
 
@@ -76,11 +76,6 @@ def device_pipeline(device: str) -> list[ModulePass]:
 
 def _with_fields(p: ModulePass, name: str, **fields: Any) -> ModulePass:
     return dataclasses.replace(p, **fields) if p.name == name else p  # type: ignore[type-var]
-
-
-def pipeline_text(passes: list[ModulePass]) -> str:
-    """The pipeline in ``-p`` syntax: what kiln-opt would run, and part of the compile cache's key."""
-    return ",".join(str(p.pipeline_pass_spec()) for p in passes)
 
 
 def lower_program(
@@ -115,26 +110,41 @@ def lower_program(
     return replace(found[-1], kernels=KernelsArtifact(device, source))
 
 
-def cache_key(module_text: str, function_name: str, device: str, passes: list[ModulePass]) -> tuple[str, ...]:
-    """Everything that changes the compiled program of ``function_name`` in ``module_text``."""
-    return (module_text, function_name, device, pipeline_text(passes), cache.code_fingerprint())
+def cache_key(function_name: str, device: str, parts: dict[str, str]) -> tuple[str, ...]:
+    """Everything that changes the compiled program of ``function_name``: the named ``parts`` (`key_parts`)."""
+    return (function_name, device, *parts.values())
 
 
-def compile_program(module: Any, function_name: str, device: str) -> ProgramSpec:
-    """The program for ``function_name`` on ``device``: from the compile cache, else lowered and stored there."""
+def compile_program(module: Any, function_name: str, device: str, explain: Explain | None = None) -> ProgramSpec:
+    """The program for ``function_name`` on ``device``: from the compile cache, else lowered and stored there.
+
+    ``explain`` (``KILN_DEBUG``, ``kiln-run --explain``) is told which: a disk hit, or a compile and why.
+    """
     text = module if isinstance(module, str) else str(module)
     passes = device_pipeline(device)
-    key = cache_key(text, function_name, device, passes)
+    parts = key_parts(text, device, pipeline_text(passes))
+    key, index = cache_key(function_name, device, parts), f"{device}:{function_name}"
     if (hit := cache.get(PROGRAM_NAMESPACE, key)) is not None:
+        remember(index, parts)
+        if explain is not None:
+            explain(f"@{function_name} for {device}: disk cache hit")
         return ProgramSpec.from_json(hit.decode())
+    reason = why_compiled(index, parts) if explain is not None else ""
     spec = lower_program(parse_module(module), function_name, device, passes)
     cache.put(PROGRAM_NAMESPACE, key, spec.to_json().encode())
+    remember(index, parts)
+    if explain is not None:
+        explain(f"@{function_name} for {device}: compiled ({reason})")
     return spec
 
 
-def compile(module: Any, function_name: str, device: str = DEFAULT_DEVICE) -> Compiled:  # noqa: A001
+def compile(  # noqa: A001
+    module: Any, function_name: str, device: str = DEFAULT_DEVICE, explain: Explain | None = None
+) -> Compiled:
     """``function_name`` of ``module`` (a ``ModuleOp`` or its text) compiled and loaded on ``device``."""
     dev: Device = get_device(device)
     if isinstance(dev, InterpDevice):
+        if explain is not None:
+            explain(f"@{function_name} for interp: interpreted, nothing to compile or cache")
         return dev.load_function(find_function(parse_module(module), function_name))
-    return dev.load(compile_program(module, function_name, device))
+    return dev.load(compile_program(module, function_name, device, explain))

@@ -5,7 +5,10 @@ Passes and named pipelines come from `kiln.compiler.registry`, so new ones need 
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import re
+import typing
 
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
@@ -35,19 +38,59 @@ def expand_pipeline(text: str, _expanding: tuple[str, ...] = ()) -> list[ArgSpec
     return out
 
 
+_ANCHORED = re.compile(r"\s*([A-Za-z_][\w.$-]*)\((.*)\)\s*", re.DOTALL)
+
+
+def unanchored(text: str) -> str:
+    """The passes of MLIR's anchored form ``builtin.module(a,b{k=v})``; other text as it is.
+
+    kiln's passes all run on the whole module, so ``builtin.module`` is the only anchor, and nesting under
+    another op (``func.func(...)``) is an error rather than a pipeline that silently means something else.
+    """
+    match = _ANCHORED.fullmatch(text)
+    if match is None:
+        return text
+    if match.group(1) != "builtin.module":
+        raise UserError(f"kiln's passes run on the whole module: anchor the pipeline on builtin.module, not "
+                        f"'{match.group(1)}'")
+    return match.group(2)
+
+
 def build_pipeline(text: str) -> list[ModulePass]:
-    """The configured passes of ``text``. Raises UserError for an unknown pass or a bad option."""
+    """The configured passes of ``text`` (plain or ``builtin.module(...)``). Raises UserError for an unknown pass
+    or a bad option."""
     available = registry.get_all_passes()
     passes: list[ModulePass] = []
-    for spec in expand_pipeline(text):
+    for spec in expand_pipeline(unanchored(text)):
         if spec.name not in available:
             raise UserError(f"unknown pass '{spec.name}'{_did_you_mean(spec.name)} (see --list-passes)")
         pass_class = available[spec.name]()
         try:
-            passes.append(pass_class.from_pass_spec(spec))
+            passes.append(pass_class.from_pass_spec(_floats_from_ints(pass_class, spec)))
         except (ValueError, TypeError) as e:
             raise UserError(f"invalid options for pass '{spec.name}' in '{spec}': {e}") from None
     return passes
+
+
+def _floats_from_ints(pass_class: type[ModulePass], spec: ArgSpec) -> ArgSpec:
+    """``spec`` with integers given for float options made floats: xDSL rejects ``time-total=30`` for a float."""
+    hints = typing.get_type_hints(pass_class)
+    floats = {f.name.replace("_", "-") for f in dataclasses.fields(pass_class) if hints.get(f.name) is float}
+    parameters = {
+        name: tuple(float(v) if name in floats and type(v) is int else v for v in values)
+        for name, values in spec.parameters.items()
+    }
+    return ArgSpec(spec.name, parameters)
+
+
+def pass_text(p: ModulePass) -> str:
+    """One configured pass in ``-p`` syntax (``kernel-optimize{target="cpu-c"}``): enough to run it again."""
+    return str(p.pipeline_pass_spec())
+
+
+def pipeline_text(passes: list[ModulePass]) -> str:
+    """The pipeline in ``-p`` syntax: what kiln-opt would run, and part of the compile cache's key."""
+    return ",".join(pass_text(p) for p in passes)
 
 
 def _did_you_mean(name: str) -> str:

@@ -9,7 +9,12 @@ from the unoptimized kernel's is rejected (a guard against miscompiles). The bes
 
 It stops when a round improves the best time by less than ``min_progress`` (a fraction), when the kernel's
 or the module's time budget is spent, or when ``max_candidates`` have been tried. The best sequence found is
-applied to the kernel and stored. A progress line is printed only when stderr is a terminal.
+applied to the kernel and stored.
+
+Reporting (``Progress``): on a terminal, a status line rewritten in place; otherwise (a log file, CI) one line
+per round: candidates timed, best so far, time left. On every run, one summary line per kernel: the opts
+chosen and where from (searched, the tuning database, or the heuristic when the budget was spent), with the
+time against the heuristic's.
 """
 
 from __future__ import annotations
@@ -80,17 +85,30 @@ class Candidate:
 
 @dataclass
 class Progress:
-    """One status line on stderr, rewritten in place; silent unless stderr is a terminal."""
+    """The search's lines on stderr: transient status on a terminal, a line per round elsewhere, summaries always."""
 
-    enabled: bool = field(default_factory=lambda: sys.stderr.isatty())
+    terminal: bool = field(default_factory=lambda: sys.stderr.isatty())
 
     def show(self, text: str) -> None:
-        if self.enabled:
+        """A status update: rewritten in place on a terminal, not shown elsewhere (too many for a log)."""
+        if self.terminal:
             sys.stderr.write("\r\033[K" + text)
             sys.stderr.flush()
 
+    def round(self, text: str) -> None:
+        """The end of a round: a status update on a terminal, a line of its own elsewhere."""
+        if self.terminal:
+            self.show(text)
+        else:
+            self.line(text)
+
+    def line(self, text: str) -> None:
+        self.done()
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
     def done(self) -> None:
-        if self.enabled:
+        if self.terminal:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
 
@@ -107,6 +125,8 @@ class BeamSearch:
         self.tried = 0
         self.reference: list[np.ndarray] | None = None
         self.best = math.inf
+        self.heuristic = math.inf
+        """The heuristic's choice's time, which the summary compares the result with."""
         self.name = kernel.sym_name.data
 
     def candidate(self, opts: tuple[Opt, ...]) -> Candidate | None:
@@ -133,6 +153,7 @@ class BeamSearch:
         beam = self.measure(seeds, "seeds", math.inf)
         if not beam:
             raise OptError(f"the unoptimized kernel @{self.name} does not run: nothing to compare candidates with")
+        self.heuristic = seeds[-1].seconds  # the unoptimized kernel's, when the heuristic chose no opts
         best = beam[0]
         round_ = 0
         while self.tried < self.budget.max_candidates and time.monotonic() < self.deadline:
@@ -144,6 +165,11 @@ class BeamSearch:
             room = min(ROUND_FACTOR * self.budget.beam_width, self.budget.max_candidates - self.tried)
             timed = self.measure(grown[:room], f"round {round_}", self.deadline)
             beam = sorted([*beam, *timed], key=lambda c: c.seconds)[: self.budget.beam_width]
+            left = max(0.0, self.deadline - time.monotonic())
+            self.progress.round(
+                f"kernel-optimize: @{self.name} round {round_}: timed {len(timed)} of {min(room, len(grown))} "
+                f"candidates, best {_ms(beam[0].seconds)}, {left:.1f} s left"
+            )
             improved = beam[0].seconds < best.seconds * (1 - self.budget.min_progress)
             best = beam[0]
             if not improved:
@@ -211,23 +237,41 @@ def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, bud
     progress = Progress()
     try:
         for kernel in kernels:
+            name = f"kernel-optimize: @{kernel.sym_name.data}"
             if (hit := tuning_db.lookup(kernel, target, options)) is not None and _replay(kernel, hit.opts, target):
+                progress.line(f"{name}: {_opts(hit.opts)} from the tuning database "
+                              f"({_ms(hit.seconds)}, unoptimized {_ms(hit.baseline)} when searched)")
                 continue
             if time.monotonic() > deadline or not device_available(target.name):
                 if not device_available(target.name):
                     get_device(target.name)  # raises DeviceUnavailable with the reason
-                heuristic_opts(kernel, target)
+                chosen = heuristic_opts(kernel, target)
                 record(kernel)
+                progress.line(f"{name}: the heuristic's {_opts(chosen)} (the search's time-total was spent)")
                 continue
             if compiler is None or timer is None:
                 compiler, timer = measure.Compiler(target.name, budget.workers or usable_cores()), measure.Timer()
-            found = BeamSearch(kernel, target, budget, compiler, timer, deadline, progress).run()
+            started = time.monotonic()
+            search = BeamSearch(kernel, target, budget, compiler, timer, deadline, progress)
+            found = search.run()
             tuning_db.store(kernel, target, options, found)
             _replay(kernel, found.opts, target)
+            h, spent = search.heuristic, time.monotonic() - started
+            versus = f"vs the heuristic's {_ms(h)} ({h / found.seconds:.2f}x" if math.isfinite(h) else "(heuristic untimed"
+            progress.line(f"{name}: searched {_opts(found.opts)}, {_ms(found.seconds)} {versus}; {search.tried} "
+                          f"candidates in {spent:.1f} s)")
     finally:
         progress.done()
         if compiler is not None:
             compiler.close()
+
+
+def _opts(opts: list[Opt]) -> str:
+    return f"opts [{', '.join(map(str, opts))}]"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f} ms"
 
 
 def _replay(kernel: K.KernelOp, opts: list[Opt], target: TargetDescription) -> bool:

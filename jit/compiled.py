@@ -77,7 +77,7 @@ def compile_graph(
     if (directory := debug.dump_dir()) is not None:
         debug.dump_ir(module, name, pipeline, directory)
     start = time.perf_counter()
-    run = compile(module, name, device)
+    run = compile(module, name, device, debug.log if debug.level() else None)
     seconds = time.perf_counter() - start
     n_ops = sum(1 for n in sub.order if n.op not in ("buffer", "input"))
     compiled = CompiledGraph(name, device, run, [a.shape for a in args], n_ops, module)

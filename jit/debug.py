@@ -4,7 +4,8 @@
 2 = also the call's time and each kernel's estimated work and bytes, with the call's GFLOP/s and GB/s; 3 = also
 the optimizations applied to each kernel (when it is compiled); 4 = also the generated source.
 ``KILN_DUMP_IR=dir``: when a function is compiled, the IR after every pass of the device's pipeline goes to
-``dir/<function>/<NN>-<pass>.mlir`` (``00-input.mlir`` is the traced graph).
+``dir/<function>-<N>/<NN>-<pass>.mlir`` (``00-input.mlir`` is the traced graph), N counting the compiles of
+that name: a retrace (new shapes) or another process dumping into the same folder never overwrites one.
 
 The environment is read at every compile and call, so it can be changed while a program runs.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,17 +22,8 @@ import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.runtime.program import LaunchSpec, ProgramSpec
+from kiln.support.debug import level, log
 from kiln.support.symbolic import compile_size
-
-
-def level() -> int:
-    """The ``KILN_DEBUG`` level (0 when unset or not a number)."""
-    value = os.environ.get("KILN_DEBUG", "")
-    return int(value) if value.isdigit() else 0
-
-
-def log(message: str) -> None:
-    print(f"kiln: {message}", file=sys.stderr, flush=True)
 
 
 def dump_dir() -> Path | None:
@@ -56,9 +47,8 @@ def lower_with_snapshots(module: Any, pipeline: str, snapshot: Callable[[str, An
 
 
 def dump_ir(module: Any, name: str, pipeline: str | None, directory: Path) -> None:
-    """Write the IR of ``module`` before and after every pass of ``pipeline`` to ``directory/name/``."""
-    folder = directory / name
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write the IR of ``module`` before and after every pass of ``pipeline`` to a new ``directory/name-N/``."""
+    folder = _new_folder(directory, name)
     count = 0
 
     def write(label: str, op: Any) -> None:
@@ -71,6 +61,18 @@ def dump_ir(module: Any, name: str, pipeline: str | None, directory: Path) -> No
     else:
         lower_with_snapshots(module, pipeline, write)
     log(f"dumped the IR of @{name} after {count} steps to {folder}")
+
+
+def _new_folder(directory: Path, name: str) -> Path:
+    """``directory/name-N`` for the first N not taken; ``mkdir`` is atomic, so concurrent processes get different N."""
+    directory.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        try:
+            (directory / f"{name}-{n}").mkdir()
+            return directory / f"{name}-{n}"
+        except FileExistsError:
+            n += 1
 
 
 def applied_opts(module: Any, pipeline: str) -> dict[str, list[str]]:

@@ -247,6 +247,8 @@ class JitFunction:
             entry = self._trace(structure, shapes, dims, device)
             self._programs[signature] = entry
             self._last_signature = signature
+        elif debug.level():
+            debug.log(f"@{self.name} for {device}: memory cache hit (traced earlier in this process)")
         self._replay[key] = entry
         return entry
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kiln.dialects.types import to_numpy
-from kiln.jit import lazy
+from kiln.jit import debug, lazy
 from kiln.jit.compiled import CompiledGraph, compile_graph
 from kiln.jit.lower import Subgraph
 from kiln.jit.trace import check_readable
@@ -53,6 +53,8 @@ def realize(tensors: Sequence[Tensor], what: str = "realize()") -> None:
                 _programs.popitem(last=False)
         else:
             _programs.move_to_end(key)
+            if debug.level():
+                debug.log(f"@main for {device}: memory cache hit (compiled earlier in this process)")
         values = dict(zip(map(id, unique), program(*(a.arg for a in args))))
         for t in group:
             t._node = lazy.buffer(values[id(t._node)], t._node.dtype)

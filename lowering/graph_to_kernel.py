@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     f32,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
@@ -38,6 +38,7 @@ from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, dtyp
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
 from kiln.support import symbolic as S
 from kiln.support.symbolic import Expr
+from kiln.support.statistics import Statistic
 
 INDEX = IndexType()
 
@@ -404,16 +405,25 @@ def _kernel_name(fn: str, i: int, body: Block) -> str:
     return f"{fn}_{'r' if has_reduce else 'e'}{i}"
 
 
+KERNELS_FORMED = Statistic("kernels-formed", "Number of kernel.kernel ops formed")
+OPS_FUSED = Statistic("ops-fused", "Number of graph ops computed inside another op's kernel")
+
+
 class ConvertGraphToKernel(ModulePass):
     """Translate each graph function into kernels (one per realized value) and a schedule function."""
 
     name = "convert-graph-to-kernel"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        graph_ops = sum(1 for o in op.walk() if o.name.startswith("graph."))
+        kernels = sum(1 for o in op.ops if isinstance(o, K.KernelOp))
         for fn in [o for o in op.ops if isinstance(o, func.FuncOp)]:
             if fn.is_declaration or not any(isinstance(t, TensorType) for t in fn.function_type.inputs.data + fn.function_type.outputs.data):
                 continue
             self._convert(op, fn)
+        formed = sum(1 for o in op.ops if isinstance(o, K.KernelOp)) - kernels
+        KERNELS_FORMED.bump(formed)
+        OPS_FUSED.bump(max(0, graph_ops - sum(1 for o in op.walk() if o.name.startswith("graph.")) - formed))
 
     def _convert(self, module: ModuleOp, fn: func.FuncOp) -> None:
         dims_attr = fn.attributes.get(DIMS_KEY)
@@ -451,9 +461,12 @@ class ConvertGraphToKernel(ModulePass):
                 attrs[DIMS_KEY] = DimsAttr.from_dict(symbols)
             name = _kernel_name(fn.sym_name.data, i, block)
             kop = K.KernelOp(name, [a.type for a in block.args], Region(block), attrs)
+            # The kernel keeps the source line of the graph op it computes, so later errors about it point there.
+            kop.location = root.owner.location if isinstance(root, OpResult) else fn.location
             kernels.append((kop, keys, syms, key))
 
         schedule = self._schedule(fn, kernels, outputs, symbols)
+        schedule.location = fn.location
         for kop, *_ in kernels:
             if isinstance(kop, K.KernelOp):
                 module.body.block.insert_op_before(kop, fn)

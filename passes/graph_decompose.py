@@ -39,6 +39,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
+from kiln.support.statistics import Statistic
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, dtype_name, is_float, to_numpy
 
@@ -306,6 +307,10 @@ class DecomposeComposite(RewritePattern):
         if value.type != want:
             raise PassFailedException(f"graph-decompose built {value.type} for {op.name} of type {want}")
         rewriter.replace(op, [], [value])
+        OPS_DECOMPOSED.bump()
+
+
+OPS_DECOMPOSED = Statistic("ops-decomposed", "Number of composite graph ops rewritten into core ops")
 
 
 class GraphDecompose(ModulePass):

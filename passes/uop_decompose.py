@@ -100,6 +100,7 @@ from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
 from kiln.capabilities.description import LIBM_F64_ONLY, LIBM_ON_F64, LOOP_VECTORIZE, TargetDescription, target_for_pass
 from kiln.support.diagnostics import error_at
+from kiln.support.statistics import Statistic, removed
 
 getcontext().prec = 50
 LOG2E = Fraction(Decimal("1.4426950408889634073599246810018921374266459541530"))
@@ -151,7 +152,12 @@ class UopDecompose(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = target_for_pass(self.name, self.target)
         for kernel in [k for k in op.ops if isinstance(k, U.UopKernelOp)]:
+            before = [o.name for o in kernel.walk() if isinstance(o, AluOp)]
             decompose_kernel(kernel, target, compute_dtypes(target))
+            OPS_DECOMPOSED.bump(removed(before, [o.name for o in kernel.walk() if isinstance(o, AluOp)]))
+
+
+OPS_DECOMPOSED = Statistic("ops-decomposed", "Number of ALU ops the target cannot run rewritten into ops it can")
 
 
 def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computable: frozenset[str]) -> None:

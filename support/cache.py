@@ -12,18 +12,33 @@ or corrupted file is detected by ``get``, deleted, and reported as a miss: the c
 All writes are atomic (a temporary file in the same folder, then ``os.replace``), so a reader never sees a
 half-written entry, and concurrent writers of the same key both leave a valid file. The cache is an
 optimization only: a folder that cannot be written is silently skipped.
+
+Size limit: ``KILN_CACHE_MAX_BYTES=N`` (plain bytes or with a K/M/G suffix) bounds the whole folder. A read
+bumps an entry's modification time, so after each ``put`` the least recently used entries are deleted until
+the folder fits. Entries used in the last ``EVICT_GRACE_SECONDS`` are never deleted: another process may be
+between finding a ``.so`` and loading it, and deleting a file another process reads is otherwise harmless
+(``get`` then misses and the caller rebuilds).
+
+Explanations: ``remember(namespace, name, parts)`` keeps, per ``name`` (e.g. a function on a device), the
+digest of each named key part of its last compile; ``changed(namespace, name, parts)`` says which parts differ
+now, so a recompile can say why (``kiln.compiler.explain``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import struct
 import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from kiln.support.env import env_bytes, env_flag
 
 KeyPart = str | bytes | int
 
@@ -31,11 +46,13 @@ _MAGIC = b"KILNC\x01\n\x00"
 _HEADER = struct.Struct("<8s32sQ")  # magic, sha256(payload), len(payload)
 _NAMESPACE = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 _NOT_CODE = {"test", "bench", "examples", "docs", "build", "kiln.egg-info"}  # folders skipped by code_fingerprint
+_INDEX_SUFFIX = "-index"
+EVICT_GRACE_SECONDS = 60.0
 
 
 def cache_dir() -> Path | None:
-    """The cache folder, or None when ``KILN_NO_CACHE`` is set to a non-empty value other than 0."""
-    if os.environ.get("KILN_NO_CACHE", "0") not in ("", "0"):
+    """The cache folder, or None when ``KILN_NO_CACHE`` is on (1, true, yes)."""
+    if env_flag("KILN_NO_CACHE"):
         return None
     if explicit := os.environ.get("KILN_CACHE_DIR"):
         return Path(explicit)
@@ -85,6 +102,8 @@ def get(namespace: str, key_parts: Iterable[KeyPart]) -> bytes | None:
     payload = _unwrap(raw)
     if payload is None:
         remove(path)
+    else:
+        touch(path)
     return payload
 
 
@@ -96,6 +115,15 @@ def put(namespace: str, key_parts: Iterable[KeyPart], data: bytes) -> None:
     digest = hashlib.sha256(data).digest()
     try:
         atomic_write(path, _HEADER.pack(_MAGIC, digest, len(data)) + data)
+    except OSError:
+        return
+    evict()
+
+
+def touch(path: Path) -> None:
+    """Mark an entry as just used (its modification time is what eviction orders by)."""
+    try:
+        os.utime(path)
     except OSError:
         pass
 
@@ -147,3 +175,74 @@ def code_fingerprint() -> str:
                 h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
+
+
+# ------------------------------------------------------------------------------------------- explanations
+
+
+def remember(namespace: str, name: str, parts: Mapping[str, KeyPart]) -> None:
+    """Record the digest of each named key part of ``name``'s latest entry in ``namespace``."""
+    put(namespace + _INDEX_SUFFIX, [name], json.dumps(_digests(parts), sort_keys=True).encode())
+
+
+def changed(namespace: str, name: str, parts: Mapping[str, KeyPart]) -> list[str] | None:
+    """The names of the parts that differ from ``name``'s last recorded entry; None when there is none."""
+    raw = get(namespace + _INDEX_SUFFIX, [name])
+    if raw is None:
+        return None
+    before = json.loads(raw)
+    return [part for part, digest in _digests(parts).items() if before.get(part) != digest]
+
+
+def _digests(parts: Mapping[str, KeyPart]) -> dict[str, str]:
+    return {name: cache_key([value]) for name, value in parts.items()}
+
+
+# ------------------------------------------------------------------------------------------- size and listing
+
+
+@dataclass(frozen=True)
+class Entry:
+    namespace: str
+    path: Path
+    size: int
+    last_used: float
+
+
+def entries() -> Iterator[Entry]:
+    """Every file in the cache (leftover temporary files included, so they count and can be cleared)."""
+    root = cache_dir()
+    if root is None or not root.is_dir():
+        return
+    for folder in sorted(root.iterdir()):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            try:
+                st = path.stat()
+            except OSError:
+                continue  # deleted by another process meanwhile
+            yield Entry(folder.name, path, st.st_size, st.st_mtime)
+
+
+def max_bytes() -> int | None:
+    """``KILN_CACHE_MAX_BYTES``, or None (no limit)."""
+    return env_bytes("KILN_CACHE_MAX_BYTES")
+
+
+def evict(limit: int | None = None) -> int:
+    """Delete least recently used entries until the cache fits ``limit`` (default: ``KILN_CACHE_MAX_BYTES``);
+    returns the bytes freed. Entries used within ``EVICT_GRACE_SECONDS`` stay, so it may not get under."""
+    limit = max_bytes() if limit is None else limit
+    if limit is None:
+        return 0
+    found = list(entries())
+    excess = sum(e.size for e in found) - limit
+    freed = 0
+    recent = time.time() - EVICT_GRACE_SECONDS
+    for e in sorted(found, key=lambda e: e.last_used):
+        if freed >= excess or e.last_used > recent:
+            break
+        remove(e.path)
+        freed += e.size
+    return freed

@@ -1,9 +1,9 @@
 """How kiln's command-line tools end: a user error is one message and exit 1, a bug is exit 2.
 
-Tools raise `UserError` for anything wrong with their input (files, flags, IR, pass options) and let every
-other exception escape; `run_tool` turns the first into its message and the second into a one-line
-"internal error" report, so no user ever sees a Python traceback unless they ask for it with
-``KILN_TRACEBACK=1``.
+Tools raise `UserError` for anything wrong with their input (files, flags, IR, pass options); a `KilnError`
+from the library (a bad ``KILN_*`` value, say) is reported the same way. `run_tool` turns those into their
+message and every other exception into a one-line "internal error" report, so no user ever sees a Python
+traceback unless they ask for it with ``KILN_TRACEBACK=1``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from kiln.support.errors import UserError
+from kiln.support.errors import KilnError, UserError
 
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL_ERROR = 2
@@ -28,6 +28,9 @@ def run_tool(tool: str, main: Callable[[Sequence[str] | None], int], argv: Seque
         return main(argv)
     except UserError as e:
         print(f"{e.where or tool}: error: {str(e).rstrip()}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KilnError as e:  # kiln's own user-facing failures (a bad KILN_* value, a device that is missing)
+        print(f"{tool}: error: {str(e).rstrip()}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print(f"{tool}: interrupted", file=sys.stderr)

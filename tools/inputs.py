@@ -206,18 +206,34 @@ def _dtype_text(dt: np.dtype) -> str:
 # printing results
 
 
-def format_literal(array: np.ndarray) -> str:
-    """An array in input syntax, always bracketed: ``2x3xf32=[[1 2 3][4 5 6]]``, ``f32=1.5``."""
+SUMMARY_THRESHOLD = 1000
+"""Arrays with more elements are printed summarized (numpy's ``threshold``)."""
+SUMMARY_EDGE = 3
+"""Items kept at each end of every summarized axis (numpy's ``edgeitems``)."""
+
+
+def format_literal(array: np.ndarray, full: bool = False) -> str:
+    """An array in input syntax, always bracketed: ``2x3xf32=[[1 2 3][4 5 6]]``, ``f32=1.5``.
+
+    Above ``SUMMARY_THRESHOLD`` elements, unless ``full``, each axis longer than twice ``SUMMARY_EDGE`` shows
+    its first and last items around ``...``, as numpy prints (a 1000x256 result is a few lines, not 2.8 MB);
+    such text is for reading, not for ``--input``.
+    """
     prefix = f"{shape_text(array.shape)}x" if array.ndim else ""
-    return f"{prefix}{_dtype_text(array.dtype)}={_nested(array)}"
+    edge = 0 if full or array.size <= SUMMARY_THRESHOLD else SUMMARY_EDGE
+    return f"{prefix}{_dtype_text(array.dtype)}={_nested(array, edge)}"
 
 
-def _nested(array: np.ndarray) -> str:
+def _nested(array: np.ndarray, edge: int) -> str:
     if array.ndim == 0:
         return _element(array[()])
+    cut = edge and len(array) > 2 * edge
+    head, tail = (array[:edge], array[-edge:]) if cut else (array, array[:0])
     if array.ndim == 1:
-        return "[" + " ".join(_element(x) for x in array) + "]"
-    return "[" + "".join(_nested(sub) for sub in array) + "]"
+        parts = [_element(x) for x in head] + (["..."] if cut else []) + [_element(x) for x in tail]
+        return "[" + " ".join(parts) + "]"
+    parts = [_nested(sub, edge) for sub in head] + (["..."] if cut else []) + [_nested(sub, edge) for sub in tail]
+    return "[" + "".join(parts) + "]"
 
 
 def _element(x: np.generic) -> str:

@@ -16,7 +16,9 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from functools import partial
 from io import StringIO
+from pathlib import Path
 from typing import NoReturn
 
 from xdsl.context import Context
@@ -28,13 +30,23 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from kiln.compiler import registry
 from kiln.dialects.verify import verify_module
 from kiln.support.diagnostics import Diagnostic, from_exception, from_parse_error
+from kiln.tools.emit import target_emitter
 from kiln.support.cli import ArgumentParser, UserError, run_tool
+from kiln.tools.ir_printing import IRPrinter
+from kiln.tools.pass_statistics import PassStatistics
+from kiln.tools.reproducer import reproducer_pipeline, reproducer_text, split_reproducer
 from kiln.tools.expected import check_diagnostics, parse_expectations
-from kiln.compiler.pipeline import build_pipeline, describe_passes
+from kiln.compiler.pipeline import build_pipeline, describe_passes, pass_text, pipeline_text
 from kiln.support.source import SPLIT_MARKER, Chunk, parse_chunk, read_source, split_input
 from kiln.tools.timing import Timer
 
 TOOL = "kiln-opt"
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return f"{TOOL} (kiln {version('kiln')}, xDSL {version('xdsl')})"
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
@@ -45,15 +57,33 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    "named pipelines such as 'lower-to-c' expand inline (see --list-passes)")
     p.add_argument("-t", "--target", default="mlir",
                    help="output: 'mlir' (default) or a code emitter: " + ", ".join(registry.get_all_targets()))
+    p.add_argument("--mtriple", metavar="TRIPLE",
+                   help="-t llvm: the target triple (and its data layout) to write; default: this host's")
     p.add_argument("-o", metavar="FILE", dest="output", help="write the output to FILE (only if everything succeeds)")
     p.add_argument("--split-input-file", action="store_true",
                    help="process each piece between '// -----' lines on its own")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check emitted diagnostics against 'expected-error {{...}}' annotations in the input")
     p.add_argument("--print-op-generic", action="store_true", help="print ops in the generic form")
+    p.add_argument("--mlir-print-debuginfo", action="store_true",
+                   help="print each op's location (loc(\"file\":line:col) where it came from the input)")
     p.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before every pass (stderr)")
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
+    p.add_argument("--mlir-print-ir-after-change", action="store_true",
+                   help="with --mlir-print-ir-after-all: only after passes that changed the IR")
+    p.add_argument("--mlir-print-ir-after-failure", action="store_true",
+                   help="print the IR a failing pass left (stderr)")
+    p.add_argument("--mlir-print-ir-tree-dir", metavar="DIR",
+                   help="write the --mlir-print-ir-* dumps to numbered files under DIR instead of stderr")
+    p.add_argument("--mlir-pass-pipeline-crash-reproducer", metavar="FILE",
+                   help="when a pass fails, write its input IR and the pipeline that replays it to FILE")
+    p.add_argument("--run-reproducer", action="store_true",
+                   help="run the pipeline named in the input's mlir_reproducer trailer")
+    p.add_argument("--dump-pass-pipeline", action="store_true", help="print the pipeline to run on stderr")
+    p.add_argument("--version", action="version", version=_version())
     p.add_argument("--mlir-timing", action="store_true", help="report wall time per pass on stderr")
+    p.add_argument("--mlir-pass-statistics", action="store_true",
+                   help="report each pass's counts (kernels formed, ops fused, opts applied, ops decomposed) on stderr")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
     p.add_argument("--list-passes", action="store_true", help="list passes and named pipelines, then exit")
     return p
@@ -70,6 +100,8 @@ class Driver:
     emitter: Callable[[ModuleOp], str] | None
     """The -t target's ``emit(module) -> str``; None prints MLIR."""
     timer: Timer
+    printer: IRPrinter
+    statistics: PassStatistics
 
     def run_chunk(self, chunk: Chunk) -> tuple[str | None, Diagnostic | None]:
         """The chunk's output, or the diagnostic that stopped it."""
@@ -81,14 +113,7 @@ class Driver:
         if (problem := self._verify(module, None)) is not None:
             return None, problem
         for p in self.passes:
-            self._dump("Before", p, module, self.args.mlir_print_ir_before_all)
-            try:
-                with self.timer.phase(p.name):
-                    p.apply(self.ctx, module)
-            except DiagnosticException as e:
-                return None, from_exception(e)
-            self._dump("After", p, module, self.args.mlir_print_ir_after_all)
-            if (problem := self._verify(module, p)) is not None:
+            if (problem := self._run_pass(p, module)) is not None:
                 return None, problem
         try:
             with self.timer.phase("Output"):
@@ -97,6 +122,32 @@ class Driver:
             return None, from_exception(e)
         return (text if text.endswith("\n") else text + "\n"), None
 
+    def _run_pass(self, p: ModulePass, module: ModuleOp) -> Diagnostic | None:
+        """Run one pass and verify its output; on failure, the dumps and the reproducer the flags ask for."""
+        given = self.print_mlir(module) if self.args.mlir_pass_pipeline_crash_reproducer else ""
+        self.printer.before(p, module)
+        try:
+            with self.timer.phase(p.name), self.statistics.collect(p):
+                p.apply(self.ctx, module)
+            problem = self._verify(module, p)
+        except DiagnosticException as e:
+            problem = from_exception(e)
+        except Exception:
+            self._failed(p, module, given)
+            raise
+        if problem is None:
+            self.printer.after(p, module)
+        else:
+            self._failed(p, module, given)
+        return problem
+
+    def _failed(self, p: ModulePass, module: ModuleOp, given: str) -> None:
+        self.printer.failed(p, module)
+        if path := self.args.mlir_pass_pipeline_crash_reproducer:
+            _write_atomically(path, reproducer_text(given, f"builtin.module({pass_text(p)})"))
+            print(f"{TOOL}: note: pass '{p.name}' failed; its input and pipeline are in '{path}' "
+                  f"(replay: {TOOL} {path} --run-reproducer)", file=sys.stderr)
+
     def _verify(self, module: ModuleOp, after: ModulePass | None) -> Diagnostic | None:
         with self.timer.phase("Verifier"):
             problem = verify_module(module)
@@ -104,14 +155,16 @@ class Driver:
             return problem
         return dataclasses.replace(problem, message=f"{problem.message} (in the IR after pass '{after.name}')")
 
-    def _dump(self, when: str, p: ModulePass, module: ModuleOp, enabled: bool) -> None:
-        if enabled:
-            sys.stderr.write(f"// -----// IR Dump {when} {p.name} //----- //\n{self.print_mlir(module)}\n")
-
     def print_mlir(self, module: ModuleOp) -> str:
-        out = StringIO()
-        Printer(stream=out, print_generic_format=self.args.print_op_generic).print_op(module)
-        return out.getvalue() + "\n"
+        return print_mlir(module, self.args.print_op_generic, self.args.mlir_print_debuginfo)
+
+
+def print_mlir(module: ModuleOp, generic: bool, debuginfo: bool) -> str:
+    """The module as kiln-opt prints it (``--print-op-generic``: in the generic form; ``--mlir-print-debuginfo``:
+    with locations), ending in a newline."""
+    out = StringIO()
+    Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
+    return out.getvalue() + "\n"
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -121,10 +174,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(describe_passes())
         return 0
     timer = Timer()
-    passes = build_pipeline(args.pass_pipeline)
-    emitter = _target_emitter(args.target)
     filename, text = read_source(args.input)
-    driver = Driver(args, filename, registry.make_context(args.allow_unregistered_dialect), passes, emitter, timer)
+    passes = build_pipeline(_pipeline(args, text, filename))
+    if args.dump_pass_pipeline:
+        sys.stderr.write(f"Pass Manager with {len(passes)} passes:\nbuiltin.module({pipeline_text(passes)})\n\n")
+    emitter = target_emitter(args.target, args.mtriple)
+    text, _ = split_reproducer(text)
+    ctx = registry.make_context(args.allow_unregistered_dialect)
+    driver = Driver(args, filename, ctx, passes, emitter, timer, _ir_printer(args), PassStatistics())
 
     outputs: list[str] = []
     failed = False
@@ -150,19 +207,27 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(result)
     elif not failed:
         _write_atomically(args.output, result)
+    if args.mlir_pass_statistics:
+        sys.stderr.write(driver.statistics.report())
     if args.mlir_timing:
         sys.stderr.write(timer.report())
     return 1 if failed else 0
 
 
-def _target_emitter(name: str) -> Callable[[ModuleOp], str] | None:
-    """The emitter of target ``name``; None for 'mlir'."""
-    if name == "mlir":
-        return None
-    targets = registry.get_all_targets()
-    if name not in targets:
-        raise UserError(f"unknown target '{name}' (choose from mlir, {', '.join(targets)})")
-    return targets[name]()
+def _pipeline(args: argparse.Namespace, text: str, filename: str) -> str:
+    """The pipeline to run: ``-p``'s, or with ``--run-reproducer`` the one the input's trailer names."""
+    if not args.run_reproducer:
+        return args.pass_pipeline
+    if args.pass_pipeline:
+        raise UserError("--run-reproducer runs the pipeline stored in the input; drop -p")
+    return reproducer_pipeline(text, filename)
+
+
+def _ir_printer(args: argparse.Namespace) -> IRPrinter:
+    tree = Path(args.mlir_print_ir_tree_dir) if args.mlir_print_ir_tree_dir else None
+    return IRPrinter(partial(print_mlir, generic=args.print_op_generic, debuginfo=args.mlir_print_debuginfo),
+                     args.mlir_print_ir_before_all, args.mlir_print_ir_after_all, args.mlir_print_ir_after_change,
+                     args.mlir_print_ir_after_failure, tree)
 
 
 def _write_atomically(path: str, text: str) -> None:

@@ -5,7 +5,10 @@
 
 Inputs use IREE's ``iree-run-module`` syntax (see `kiln.tools.inputs`) and are checked against the function's
 signature before anything is compiled. Without ``--output``, each result is printed on its own line in the
-same syntax. Exit status: 0 on success, 1 for bad input or a device error, 2 for a bug in kiln.
+same syntax (summarized above 1000 elements, as numpy prints; ``--print-full`` for all of them, ``--output``
+for the exact values). ``--explain`` (or ``KILN_DEBUG=1``) says on stderr whether the program came from the
+cache, and if it was compiled, why. Exit status: 0 on success, 1 for bad input or a device error, 2 for a bug
+in kiln.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from xdsl.utils.exceptions import ParseError
 
 from kiln.compiler import registry
 from kiln.dialects.types import declared_dims
-from kiln.compiler.driver import compile
+from kiln.compiler.driver import Explain, compile
+from kiln.support import debug
 from kiln.runtime.devices import DEFAULT_DEVICE, device_names
 from kiln.support.errors import InputError, KilnError
 from kiln.dialects.verify import verify_module
@@ -48,6 +52,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default=DEFAULT_DEVICE,
                    help=f"one of {', '.join(device_names())} (default: {DEFAULT_DEVICE})")
     p.add_argument("--no-cache", action="store_true", help="compile afresh, ignoring the program cache")
+    p.add_argument("--explain", action="store_true",
+                   help="say whether the program came from the cache and, if compiled, why (also KILN_DEBUG=1)")
+    p.add_argument("--print-full", action="store_true",
+                   help="print every element of large results (default: summarized as numpy prints them)")
     return p
 
 
@@ -68,14 +76,15 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if args.no_cache:
         os.environ["KILN_NO_CACHE"] = "1"
-    outs = _execute(module, func.sym_name.data, args.device, arrays)
+    explain = debug.log if args.explain or debug.level() else None
+    outs = _execute(module, func.sym_name.data, args.device, arrays, explain)
 
     if output_paths:
         for path, out in zip(output_paths, outs, strict=True):
             _save(path, out)
     else:
         for out in outs:
-            print(format_literal(out))
+            print(format_literal(out, full=args.print_full))
     return 0
 
 
@@ -138,10 +147,12 @@ def _output_paths(outputs: Sequence[str], results: Sequence[Param]) -> list[str]
     return [o[1:] for o in outputs]
 
 
-def _execute(module: ModuleOp, function: str, device: str, arrays: list[np.ndarray]) -> list[np.ndarray]:
+def _execute(
+    module: ModuleOp, function: str, device: str, arrays: list[np.ndarray], explain: Explain | None
+) -> list[np.ndarray]:
     """Compile and run through the runtime's device API; its errors (KilnError) are the user's to read."""
     try:
-        executable = compile(module, function, device)
+        executable = compile(module, function, device, explain)
         return list(executable(*arrays))
     except KilnError as e:
         raise UserError(str(e)) from None

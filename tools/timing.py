@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_RULE = "===" + "-" * 73 + "==="
+RULE = "===" + "-" * 73 + "==="
 
 
 class Timer:
@@ -28,9 +28,9 @@ class Timer:
         total = time.perf_counter() - self._start
         rows = [*self._phases.items(), ("Rest", max(0.0, total - sum(self._phases.values()))), ("Total", total)]
         lines = [
-            _RULE,
-            "... Execution time report ...".center(len(_RULE)).rstrip(),
-            _RULE,
+            RULE,
+            "... Execution time report ...".center(len(RULE)).rstrip(),
+            RULE,
             f"  Total Execution Time: {total:.4f} seconds",
             "",
             "  ----Wall Time----  ----Name----",

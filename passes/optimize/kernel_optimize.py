@@ -26,8 +26,16 @@ from kiln.passes.optimize.space import applied, loop_iterations, record
 from kiln.support.errors import KilnError
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.support.diagnostics import error_at
+from kiln.support.statistics import Statistic
 
 SEARCHES = ("heuristic", "beam", "none")
+
+
+OPTS_APPLIED = Statistic("opts-applied", "Number of opts applied to kernels")
+
+
+def _opts_applied(module: ModuleOp) -> int:
+    return sum(len(applied(k) or []) for k in module.ops if isinstance(k, KernelOp))
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,11 @@ class KernelOptimize(ModulePass):
     """Processes compiling candidates (0: one per core)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        before = _opts_applied(op)
+        self._optimize(op)
+        OPTS_APPLIED.bump(_opts_applied(op) - before)
+
+    def _optimize(self, op: ModuleOp) -> None:
         target = target_for_pass(self.name, self.target)
         if self.search not in SEARCHES:
             raise PassFailedException(f"kernel-optimize: search must be one of {', '.join(SEARCHES)}, got '{self.search}'")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,8 +14,15 @@ import pytest
 from kiln.support.cli import run_tool
 
 # Compiled kernels and tuning results go to a cache private to this test session (not ~/.cache/kiln), unless
-# the caller chose a cache directory.
-os.environ.setdefault("KILN_CACHE_DIR", tempfile.mkdtemp(prefix="kiln-test-cache-"))
+# the caller chose a cache directory; the session's own folder is deleted when the session ends.
+_SESSION_CACHE = None if "KILN_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="kiln-test-cache-")
+if _SESSION_CACHE is not None:
+    os.environ["KILN_CACHE_DIR"] = _SESSION_CACHE
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _SESSION_CACHE is not None:
+        shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 
 @dataclass

@@ -315,17 +315,20 @@ def test_debug_levels_report_compiles_and_schedules(monkeypatch, capsys) -> None
     assert "graph.exp" in capsys.readouterr().err
 
 
-def test_dump_ir_writes_each_pass(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dump_ir_writes_each_pass_of_each_compile(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KILN_DUMP_IR", str(tmp_path))
-    jit(lambda x: x.softmax(), device=D)(rows(2))
-    assert [p.name for p in (tmp_path / "lambda").iterdir()] == ["00-input.mlir"]
+    f = jit(lambda x: x.softmax(), device=D)
+    f(rows(2))
+    f(np.ones((3, 5), np.float32))  # new shapes: a second compile, a second folder
+    assert [p.name for p in (tmp_path / "lambda-1").iterdir()] == ["00-input.mlir"]
+    assert "3x5xf32" in (tmp_path / "lambda-2" / "00-input.mlir").read_text()
     module = Subgraph.of([(rows(2).softmax())._node])
     m = module.module("f", module.leaves)
     debug.dump_ir(m, "f", "graph-decompose,graph-canonicalize", tmp_path)
-    files = sorted(p.name for p in (tmp_path / "f").iterdir())
+    files = sorted(p.name for p in (tmp_path / "f-1").iterdir())
     assert files == ["00-input.mlir", "01-graph-decompose.mlir", "02-graph-canonicalize.mlir"]
-    assert "graph.softmax" in (tmp_path / "f" / "00-input.mlir").read_text()
-    assert "graph.softmax" not in (tmp_path / "f" / "01-graph-decompose.mlir").read_text()
+    assert "graph.softmax" in (tmp_path / "f-1" / "00-input.mlir").read_text()
+    assert "graph.softmax" not in (tmp_path / "f-1" / "01-graph-decompose.mlir").read_text()
 
 
 def test_applied_opts_are_read_from_the_kernels() -> None:

@@ -202,11 +202,17 @@ def test_tuning_database_round_trip(tmp_path, monkeypatch: pytest.MonkeyPatch) -
 @needs_cpu
 def test_search_stores_its_result_and_a_second_run_reuses_it(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    from kiln.compiler.kernel_optimize import KernelOptimize as Searching  # the registered pass, which can time
+
     first = matmul(m=16)
-    optimize = KernelOptimize(search="beam", beam_width=2, max_candidates=6, time_per_kernel=10.0, workers=2)
+    optimize = Searching(search="beam", beam_width=2, max_candidates=6, time_per_kernel=120.0, workers=2)
     optimize.apply(make_context(), first.parent_op())  # type: ignore[arg-type]
     assert applied(first) is not None
-    assert capsys.readouterr().err == "", "a progress line was printed although stderr is not a terminal"
+    lines = capsys.readouterr().err.splitlines()
+    assert not any("\r" in line or "\033" in line for line in lines), "terminal codes although stderr is a pipe"
+    assert lines[0].startswith("kernel-optimize: @mm round 1: timed ")  # one line per round, time left
+    assert lines[0].endswith(" s left") and ", best " in lines[0]
+    assert lines[-1].startswith("kernel-optimize: @mm: searched opts [") and "vs the heuristic's" in lines[-1]
 
     def no_search(self: search.BeamSearch) -> None:
         raise AssertionError("searched again instead of using the tuning database")
@@ -215,6 +221,8 @@ def test_search_stores_its_result_and_a_second_run_reuses_it(tmp_path, monkeypat
     second = matmul(m=16, name="again")
     optimize.apply(make_context(), second.parent_op())  # type: ignore[arg-type]
     assert applied(second) == applied(first)
+    summary = capsys.readouterr().err
+    assert summary.startswith("kernel-optimize: @again: opts [") and "from the tuning database" in summary
 
 
 @needs_cpu
@@ -248,7 +256,7 @@ def test_search_stops_compiling_when_the_time_is_spent() -> None:
 def test_search_rejects_candidates_that_compute_something_else() -> None:
     k = matmul()
     s = search.BeamSearch(k, CPU, search.SearchBudget(), measure.Compiler("cpu-llvm", 1), measure.Timer(runs=1, flush_bytes=64), float("inf"),
-                          search.Progress(enabled=False))
+                          search.Progress(terminal=False))
     reference = [np.ones((8, 64), np.float32)]
     assert s._correct(reference)
     assert s._correct([reference[0] * (1 + 1e-5)])

@@ -233,8 +233,11 @@ def test_the_callers_module_is_not_changed(stand_in_pipeline: list[str]) -> None
 
 
 def test_key_covers_function_device_pipeline_and_code() -> None:
+    from kiln.compiler.cache_explain import key_parts
+
     def key(function: str, device: str) -> tuple[str, ...]:
-        return driver.cache_key("module", function, device, driver.device_pipeline(device))
+        parts = key_parts("module", device, driver.pipeline_text(driver.device_pipeline(device)))
+        return driver.cache_key(function, device, parts)
 
     llvm_key = key("f", "cpu-llvm")
     assert llvm_key != key("g", "cpu-llvm")

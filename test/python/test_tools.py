@@ -335,7 +335,10 @@ def test_print_ir_around_passes_and_timing_go_to_stderr(cli, mlir_file):
     r = cli(kiln_opt.run, [mlir_file(ADD), "-p", "cse,dce", *flags])
     assert r.code == 0
     headers = [line for line in r.err.splitlines() if line.startswith("// -----// IR Dump")]
-    assert headers == [f"// -----// IR Dump {w} {p} //----- //" for p in ("cse", "dce") for w in ("Before", "After")]
+    classes = {"cse": "CommonSubexpressionElimination", "dce": "DeadCodeElimination"}
+    assert headers == [
+        f"// -----// IR Dump {w} {classes[p]} ({p}) //----- //" for p in ("cse", "dce") for w in ("Before", "After")
+    ]
     timing = r.err[r.err.index("Execution time report") :]
     names = [line.split()[-1] for line in timing.splitlines() if "%)" in line]
     assert names == ["Parser", "Verifier", "cse", "dce", "Output", "Rest", "Total"]
@@ -500,8 +503,8 @@ func.func private @helper() {
 
 
 @dataclass
-class FakeCompile:
-    """Stands in for `kiln.compiler.driver.compile(module, function, device)`; runs @scale with numpy."""
+class FakeDevice:
+    """Stands in for `kiln.compiler.driver.compile` (kiln-run's way to a device); runs @scale with numpy."""
 
     compiled: list[str]
 
@@ -513,10 +516,10 @@ class FakeCompile:
 
 
 @pytest.fixture
-def fake_device(monkeypatch) -> FakeCompile:
-    device = FakeCompile([])
-    monkeypatch.setattr(kiln_run, "compile", device)
-    monkeypatch.delenv("KILN_NO_CACHE", raising=False)
+def fake_device(monkeypatch) -> FakeDevice:
+    device = FakeDevice([])
+    monkeypatch.setattr(kiln_run, "compile", lambda module, function, name, explain: device.compile(module, function))
+    monkeypatch.setenv("KILN_NO_CACHE", "0")  # recorded, so the "1" that --no-cache sets is undone afterwards
     return device
 
 
