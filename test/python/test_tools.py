@@ -508,7 +508,7 @@ class FakeDevice:
 
     compiled: list[str]
 
-    def __call__(self, module: ModuleOp, function: str, device: str):
+    def compile(self, module: ModuleOp, function: str):
         self.compiled.append(function)
         if function != "scale":
             raise CompileError(f"cannot compile @{function}")
