@@ -36,6 +36,7 @@ _UPSTREAM_DIALECTS = ("builtin", "func", "arith", "llvm", "test")
 _PASSES: dict[str, str] = {
     "graph-canonicalize": "kiln.passes.graph_canonicalize:GraphCanonicalize",
     "graph-decompose": "kiln.passes.graph_decompose:GraphDecompose",
+    "graph-autodiff": "kiln.passes.graph_autodiff:GraphAutodiff",
     "graph-pack-matmul": "kiln.passes.pack_matmul:GraphPackMatmul",
     "graph-mark-realize": "kiln.passes.schedule:GraphMarkRealize",
     "convert-graph-to-kernel": "kiln.lowering.graph_to_kernel:ConvertGraphToKernel",
