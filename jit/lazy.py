@@ -22,6 +22,12 @@ from kiln.dialects.types import DTYPES, Shape, TensorType, dtype_name, is_float
 LEAVES = ("buffer", "input", "const")
 
 
+class GradMode:
+    """Whether new nodes record a gradient path (``kiln.no_grad`` turns it off for a block)."""
+
+    enabled = True
+
+
 @lru_cache(maxsize=8192)
 def tensor_type(shape: Shape, dtype: str) -> TensorType:
     """``!graph.tensor`` of a shape and dtype name (memoized: building an attribute costs ~20 µs)."""
@@ -30,9 +36,9 @@ def tensor_type(shape: Shape, dtype: str) -> TensorType:
 
 class Node:
     """One value of the lazy graph. ``trace`` is the trace whose inputs it depends on (None: it has a value
-    outside any trace)."""
+    outside any trace). ``no_grad``: backpropagation stops here (made under ``kiln.no_grad``, or ``detach()``)."""
 
-    __slots__ = ("op", "srcs", "props", "shape", "dtype", "arg", "trace")
+    __slots__ = ("op", "srcs", "props", "shape", "dtype", "arg", "trace", "no_grad")
 
     def __init__(
         self, op: str, srcs: tuple[Node, ...], props: dict[str, Attribute], shape: Shape, dtype: str, arg: Any = None
@@ -44,6 +50,7 @@ class Node:
         self.dtype = dtype
         self.arg = arg
         self.trace = next((s.trace for s in srcs if s.trace is not None), None) if srcs else None
+        self.no_grad = not GradMode.enabled
 
     @property
     def type(self) -> TensorType:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects.types import Shape, broadcast_shapes, to_numpy
-from kiln.jit import lazy
+from kiln.jit import autograd, lazy
 from kiln.jit.dims import Dim, DimLike, infer_reshape, normalize_axes, normalize_axis, show_shape
 from kiln.jit.dtypes import (
     DEFAULT_FLOAT,
@@ -119,12 +119,21 @@ def _concat_dtype(*xs: Any) -> Any:
 class Tensor:
     """A lazy n-dimensional array on a device. See the module docstring and docs/jit.md."""
 
-    __slots__ = ("_node", "device")
+    __slots__ = ("_node", "device", "_grad", "_requires_grad", "__weakref__")
     __array_ufunc__ = None  # numpy operators defer to Tensor's reflected ones: ndarray + Tensor is a Tensor
     __hash__ = object.__hash__  # == builds a comparison tensor, so hashing is by identity
 
-    def __init__(self, data: Any, dtype: DTypeLike | None = None, device: str | None = None):
+    def __init__(
+        self, data: Any, dtype: DTypeLike | None = None, device: str | None = None, requires_grad: bool = False
+    ):
         """From a numpy array (copied; keeps its dtype), a nested list, a Python scalar, or another Tensor."""
+        self._grad: Tensor | None = None
+        self._requires_grad = False
+        self._init(data, dtype, device)
+        if requires_grad:
+            self.requires_grad_()
+
+    def _init(self, data: Any, dtype: DTypeLike | None, device: str | None) -> None:
         if isinstance(data, Tensor):  # a view of the same value, cast and/or moved
             source = data.to(device) if device is not None else data
             self.device = source.device
@@ -149,6 +158,8 @@ class Tensor:
         t = object.__new__(cls)
         t._node = node
         t.device = device
+        t._grad = None
+        t._requires_grad = False
         return t
 
     def _new(self, node: Node) -> Tensor:
@@ -260,6 +271,73 @@ class Tensor:
     def __repr__(self) -> str:
         state = "realized" if self._node.op == "buffer" else "traced" if self._node.trace else "lazy"
         return f"<Tensor {self.dtype}{show_shape(self._node.shape)} on {self.device}, {state}>"
+
+    # ------------------------------------------------------------------------------------------- gradients
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether ``backward`` computes a gradient for this tensor: set on a leaf (a parameter), and true for
+        every tensor computed from one outside ``kiln.no_grad``."""
+        return self._requires_grad or autograd.depends_on_leaf(self._node)
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, flag: bool = True) -> Tensor:
+        """Make this tensor a leaf that ``backward`` fills ``.grad`` of (floating-point tensors only). Outside a
+        trace its value is realized now, so a jitted step that updates it reads its buffer."""
+        if flag and not is_float(self.dtype):
+            raise TypeError(f"only floating-point tensors can require gradients, this one is {self.dtype}")
+        self._requires_grad = bool(flag)
+        autograd.mark_leaf(self, self._requires_grad)
+        if flag and self._node.trace is None:
+            self.realize()
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient ``backward`` accumulated for this leaf (None before the first ``backward``)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        trace = current()
+        if trace is not None:
+            trace.record_write(self, "_grad")
+        self._grad = value
+
+    def backward(self, gradient: Tensor | None = None) -> None:
+        """Add d self / d leaf to ``leaf.grad`` for every leaf this tensor depends on (``gradient``: the
+        cotangent, needed unless this is a scalar). Lazy like everything else: the gradients are computed when
+        read, or inside ``@kiln.jit`` by the same program as the forward pass."""
+        autograd.backward(self, gradient)
+
+    def detach(self) -> Tensor:
+        """The same value, as a constant to ``backward``."""
+        n = self._node
+        node = lazy.Node(n.op, n.srcs, n.props, n.shape, n.dtype, n.arg)
+        node.trace, node.no_grad = n.trace, True
+        return self._new(node)
+
+    def assign(self, value: Tensor | Scalar | Any) -> Tensor:
+        """Replace this tensor's value in place (broadcast and cast to its shape and dtype): every reference to
+        this Tensor object sees the new value. Inside ``@kiln.jit`` the new value is an output of the program,
+        written back on every call (how an optimizer's update survives replay)."""
+        v = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype, device=self.device)
+        if v.device != self.device:
+            raise ValueError(f"assign: the value is on {v.device}, this tensor on {self.device}")
+        v = v.expand(self.shape) if v._node.shape != self._node.shape else v
+        trace = current()
+        if trace is not None:
+            trace.record_write(self, "_node")
+        self._node = _cast(v._node, self.dtype)
+        return self
+
+    def __iadd__(self, o): return self.assign(self + o)
+    def __isub__(self, o): return self.assign(self - o)
+    def __imul__(self, o): return self.assign(self * o)
+    def __itruediv__(self, o): return self.assign(self / o)
 
     # ------------------------------------------------------------------------------------------- values
 
