@@ -268,8 +268,10 @@ def _conv2d(b: GradBuilder, p: Primal, g: Any) -> list[Any]:
     og = o // groups
     # dx
     spread = b.place(g, (n, o, (oh - 1) * sh + 1, (ow - 1) * sw + 1), (0, 0, 0, 0), (1, 1, sh, sw))
-    eh, ew = (kh - 1) * dh - ph, (kw - 1) * dw - pw
-    spread = b.pad(spread, (0, 0, eh, ew), (0, 0, eh, ew))
+    # a full correlation reaches (K-1)*dilation past each end; the low side starts at input row 0 (padding
+    # cut), the high side is cut or zero-filled to H at the end (rows the strided windows never read)
+    fh, fw = (kh - 1) * dh, (kw - 1) * dw
+    spread = b.pad(spread, (0, 0, fh - ph, fw - pw), (0, 0, fh, fw))
     wt = b.reshape(b.permute(b.reshape(w, (groups, og, cg, kh, kw)), (0, 2, 1, 3, 4)), (c, og, kh, kw))
     dx = b.op("conv2d", spread, b.flip(wt, (2, 3)), stride=(1, 1), padding=(0, 0), dilation=(dh, dw), groups=groups)
     got_h, got_w = b.shape(dx)[2:]
