@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects.types import Shape, broadcast_shapes, to_numpy
-from kiln.jit import autograd, lazy
+from kiln.jit import autograd, interop, lazy
 from kiln.jit.dims import Dim, DimLike, infer_reshape, normalize_axes, normalize_axis, show_shape
 from kiln.jit.dtypes import (
     DEFAULT_FLOAT,
@@ -120,7 +120,7 @@ class Tensor:
     """A lazy n-dimensional array on a device. See the module docstring and docs/jit.md."""
 
     __slots__ = ("_node", "device", "_grad", "_requires_grad", "__weakref__")
-    __array_ufunc__ = None  # numpy operators defer to Tensor's reflected ones: ndarray + Tensor is a Tensor
+    __array_priority__ = 1000  # ndarray + Tensor asks Tensor (through __array_ufunc__) and gives a Tensor
     __hash__ = object.__hash__  # == builds a comparison tensor, so hashing is by identity
 
     def __init__(
@@ -269,8 +269,26 @@ class Tensor:
         return self.shape[0]  # type: ignore[return-value]
 
     def __repr__(self) -> str:
-        state = "realized" if self._node.op == "buffer" else "traced" if self._node.trace else "lazy"
-        return f"<Tensor {self.dtype}{show_shape(self._node.shape)} on {self.device}, {state}>"
+        """The values like numpy's repr when already computed; an unrealized tensor says so, computing nothing."""
+        return interop.describe(self)
+
+    def __str__(self) -> str:
+        """The values as numpy prints them (``print(t)`` computes the tensor)."""
+        return interop.show(self)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(t)`` / ``np.array(t, dtype)``: one realization, one copy."""
+        return interop.to_array(self, dtype, copy)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``np.exp(t)``, ``ndarray + t``: the kiln op, lazy on ``t``'s device (see ``kiln.jit.interop``)."""
+        return interop.apply_ufunc(Tensor, ufunc, method, inputs, kwargs)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def square(self) -> Tensor:
+        return self * self
 
     # ------------------------------------------------------------------------------------------- gradients
 
@@ -374,6 +392,13 @@ class Tensor:
     def __float__(self) -> float:
         check_readable(self._node, "float()")
         return float(self.item())
+
+    @staticmethod
+    def from_numpy(array: np.ndarray, device: str | None = None) -> Tensor:
+        """A tensor of ``array``'s values and dtype (copied once: kiln's buffers are immutable)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"from_numpy expects a numpy array, got {type(array).__name__}")
+        return Tensor(array, device=device)
 
     def to(self, device: str) -> Tensor:
         """The same values on another device."""
