@@ -82,7 +82,7 @@ class Adam(Optimizer):
         (self.beta1, self.beta2), self.eps, self.weight_decay = map(float, betas), float(eps), float(weight_decay)
         self.m = [self._zeros(p) for p in self.params]
         self.v = [self._zeros(p) for p in self.params]
-        self.t = Tensor(0.0).realize()
+        self.t = Tensor(0.0, device=self.params[0].device).realize()
 
     def step(self) -> None:
         with no_grad():

@@ -5,8 +5,8 @@ While tracing, the first write to each such attribute is recorded (``Trace.recor
 each written value that depends on the trace becomes an extra output of the program, and the value the
 attribute held before (when the program reads it) an extra input. The attribute is put back as it was, and
 every call, the first one included, passes the attribute's current value in and writes the output back, so
-replaying the program has the same effect as running the function again. A write of a value that does not
-depend on the trace (``zero_grad`` setting ``.grad = None``) is repeated as is on every call.
+replaying the program has the same effect as running the function again (also for a value computed from state
+alone, like Adam's step count). Setting ``.grad = None`` (``zero_grad``) is repeated as is on every call.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class StateEffects:
     writes: tuple[tuple[Slot, str], ...]
     """Slots written from the extra outputs, in order, with the dtype of each."""
     constants: tuple[tuple[Slot, Any], ...]
-    """Slots set to a value independent of the call (``.grad = None``)."""
+    """Slots set to None or left as they were (``.grad = None``)."""
 
     def inputs(self, captured: Sequence[np.ndarray], name: str) -> list[np.ndarray]:
         values = list(captured)
@@ -99,7 +99,7 @@ def collect(trace: Trace) -> tuple[list[Slot], list[Node], list[tuple[Slot, Any]
         old_node = old if attr == "_node" else (old._node if old is not None else None)
         if old_node is not None:
             before[id(old_node)] = slot
-        if new_node is not None and new_node.trace is trace:
+        if new_node is not None and new_node is not old_node:
             written.append(slot)
             nodes.append(new_node)
         else:

@@ -200,7 +200,7 @@ class GPUSchedule:
             raise InputError(f"{name} takes {len(self._input_dtypes)} inputs, got {len(arrays)}")
         args = []
         for i, (a, dtype) in enumerate(zip(arrays, self._input_dtypes)):
-            a = np.ascontiguousarray(a)
+            a = np.asarray(a, order="C")  # ascontiguousarray would make a rank-0 array 1-d
             if a.dtype != dtype:
                 raise InputError(f"{name}: input {i} must have dtype {self.spec.inputs[i].dtype} ({dtype}), got {a.dtype}")
             args.append(a)
