@@ -16,12 +16,12 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Dim": "kiln.jit", "Tensor": "kiln.jit", "jit": "kiln.jit", "manual_seed": "kiln.jit", "grad": "kiln.jit",
-    "no_grad": "kiln.jit",
+    "no_grad": "kiln.jit", "cat": "kiln.jit", "stack": "kiln.jit",
 }
 _MODULES = {"optim": "kiln.jit.optim"}
 """Submodules of the front end that read as top-level ones: ``kiln.optim.SGD``."""
 
-__all__ = ["Dim", "Tensor", "grad", "jit", "manual_seed", "no_grad", "optim", "__version__"]
+__all__ = ["Dim", "Tensor", "cat", "stack", "grad", "jit", "manual_seed", "no_grad", "optim", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

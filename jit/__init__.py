@@ -12,9 +12,9 @@ from kiln.jit.autograd import grad, no_grad
 from kiln.jit.dims import Dim
 from kiln.jit.errors import JitError, TraceError
 from kiln.jit.jit import JitFunction, jit
-from kiln.jit.tensor import Tensor, manual_seed
+from kiln.jit.tensor import Tensor, cat, manual_seed, stack
 
-__all__ = ["Dim", "JitError", "JitFunction", "Tensor", "TraceError", "grad", "jit", "manual_seed", "no_grad"]
+__all__ = ["Dim", "JitError", "JitFunction", "Tensor", "TraceError", "cat", "grad", "jit", "manual_seed", "no_grad", "stack"]
 
 
 class _CallablePackage(types.ModuleType):

@@ -12,6 +12,7 @@ in the IR, and ``arange`` is a ``graph.iota``.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects.types import Shape, broadcast_shapes, to_numpy
-from kiln.jit import autograd, interop, lazy
+from kiln.jit import autograd, fancy_index, interop, lazy
 from kiln.jit.dims import Dim, DimLike, infer_reshape, normalize_axes, normalize_axis, show_shape
 from kiln.jit.dtypes import (
     DEFAULT_FLOAT,
@@ -38,7 +39,7 @@ from kiln.jit.indexing import plan_index
 from kiln.jit.lazy import Node
 from kiln.jit.realize import realize
 from kiln.jit.trace import check_readable, current
-from kiln.runtime.devices import DEFAULT_DEVICE
+from kiln.runtime.devices import DEFAULT_DEVICE, device_names
 
 
 Axes = int | Sequence[int] | None
@@ -49,6 +50,14 @@ ShapeLike = DimLike | Sequence[DimLike]
 def default_device() -> str:
     """``$KILN_DEVICE`` if set, else the runtime's default (``cpu-llvm``)."""
     return os.environ.get("KILN_DEVICE") or DEFAULT_DEVICE
+
+
+def _device(name: str | None) -> str:
+    """``name`` (or the default), rejected here when kiln has no such device rather than at the first compile."""
+    name = name or default_device()
+    if name not in device_names():
+        raise ValueError(f"unknown device '{name}' (kiln's devices: {', '.join(device_names())})")
+    return name
 
 
 _generator = np.random.default_rng(0)
@@ -139,7 +148,7 @@ class Tensor:
             self.device = source.device
             self._node = source._node if dtype is None else _cast(source._node, dtype_name(dtype))
             return
-        self.device = device or default_device()
+        self.device = _device(device)
         if isinstance(data, bool | int | float) and not isinstance(data, np.generic):
             name = dtype_name(dtype) if dtype is not None else scalar_dtype(data)
             self._node = lazy.const(_scalar_in(data, name), (), name)
@@ -172,7 +181,7 @@ class Tensor:
         """Every element ``value`` (a splat constant, no memory until realized)."""
         dims = _shape_arg(shape if isinstance(shape, tuple | list) else (shape,))
         name = dtype_name(dtype) if dtype is not None else scalar_dtype(value)
-        return Tensor._of(_leaf(lazy.const(_scalar_in(value, name), dims, name)), device or default_device())
+        return Tensor._of(_leaf(lazy.const(_scalar_in(value, name), dims, name)), _device(device))
 
     @staticmethod
     def zeros(*shape: ShapeLike, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
@@ -208,12 +217,53 @@ class Tensor:
         n = max(0, int(np.ceil((stop - start) / step)))
         name = dtype_name(dtype) if dtype is not None else dtype_name(np.result_type(start, stop, step))
         iota = lazy.apply("iota", [], result=((n,), name), axis=0)
-        t = Tensor._of(iota, device or default_device())
+        t = Tensor._of(iota, _device(device))
         if step != 1:
             t = t * _scalar_in(step, name)
         if start != 0:
             t = t + _scalar_in(start, name)
         return t.cast(name)
+
+    @staticmethod
+    def empty(*shape: ShapeLike, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+        """numpy ``empty``: kiln has no uninitialized memory, so the tensor holds zeros (a splat, free)."""
+        return Tensor.full(_unpack(shape), 0, dtype, device)
+
+    @staticmethod
+    def eye(n: int, m: int | None = None, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+        """numpy ``eye``: ones on the diagonal (two ``graph.iota``s compared, no host data)."""
+        rows = Tensor._of(lazy.apply("iota", [], result=((n, 1), "i32"), axis=0), _device(device))
+        cols = Tensor._of(lazy.apply("iota", [], result=((1, n if m is None else m), "i32"), axis=1), rows.device)
+        return (rows == cols).cast(dtype)
+
+    @staticmethod
+    def linspace(
+        start: float, stop: float, num: int = 50, dtype: DTypeLike | None = None, device: str | None = None
+    ) -> Tensor:
+        """numpy ``linspace`` (endpoint included): ``start + iota * step``, f32 unless ``dtype``."""
+        name = dtype_name(dtype) if dtype is not None else DEFAULT_FLOAT
+        work = name if is_float(name) else "f64"
+        step = (stop - start) / (num - 1) if num > 1 else 0.0
+        iota = Tensor._of(lazy.apply("iota", [], result=((num,), work), axis=0), _device(device))
+        return (iota * _scalar_in(step, work) + _scalar_in(start, work)).cast(name)
+
+    @staticmethod
+    def uniform(
+        *shape: int | Sequence[int], low: float = 0.0, high: float = 1.0, seed: int | None = None,
+        dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None,
+    ) -> Tensor:
+        """Uniform in [low, high), drawn on the host like ``rand``."""
+        return Tensor._random(lambda g, s: g.uniform(low, high, s), shape, seed, dtype, device)
+
+    @staticmethod
+    def randint(
+        low: int, high: int | None = None, size: int | Sequence[int] = (), seed: int | None = None,
+        dtype: DTypeLike = "i64", device: str | None = None,
+    ) -> Tensor:
+        """numpy ``randint``: integers in [low, high) (or [0, low)), drawn on the host."""
+        lo, hi = (0, low) if high is None else (low, high)
+        shape = (size,) if isinstance(size, int) else tuple(size)
+        return Tensor._random(lambda g, s: g.integers(lo, hi, s), shape, seed, dtype, device)
 
     @staticmethod
     def _random(
@@ -229,6 +279,7 @@ class Tensor:
                 "unchanged on every call: draw them outside and pass them in as arguments"
             )
         dims = _shape_arg(shape)
+        device = _device(device)
         generator = _generator if seed is None else np.random.default_rng(seed)
         return Tensor(draw(generator, dims).astype(to_numpy(dtype_name(dtype))), device=device)
 
@@ -402,7 +453,7 @@ class Tensor:
 
     def to(self, device: str) -> Tensor:
         """The same values on another device."""
-        if device == self.device:
+        if _device(device) == self.device:
             return self
         return Tensor(self.numpy(), device=device)
 
@@ -615,6 +666,41 @@ class Tensor:
     def mean(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
         return self._reduce("mean", np.mean, axis, keepdims)
 
+    def var(self, axis: Axes = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
+        """numpy ``var``: mean squared deviation, divided by (count - ddof)."""
+        x = self._float()
+        centered = x - x.mean(axis, keepdims=True)
+        count = math.prod(self._node.shape[a] for a in normalize_axes(axis, self.ndim))  # type: ignore[misc]
+        return (centered * centered).sum(axis, keepdims) / max(count - ddof, 0)
+
+    def std(self, axis: Axes = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
+        return self.var(axis, keepdims, ddof).sqrt()
+
+    def any(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
+        """Whether any element (along ``axis``) is non-zero (bool)."""
+        return (self != 0).max(axis, keepdims)
+
+    def all(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
+        return (self != 0).min(axis, keepdims)
+
+    def clip(self, min: Tensor | Scalar | None = None, max: Tensor | Scalar | None = None) -> Tensor:  # noqa: A002
+        """numpy ``clip``: each bound may be None (no bound), a scalar or a broadcastable tensor."""
+        if min is None and max is None:
+            raise ValueError("clip: one of min or max must be given")
+        x = self if min is None else self.maximum(min)
+        return x if max is None else x.minimum(max)
+
+    def numel(self) -> int:
+        """The number of elements (static shapes only)."""
+        if any(isinstance(d, str) for d in self._node.shape):
+            raise TypeError(f"numel of a tensor with a symbolic shape {show_shape(self._node.shape)}")
+        return math.prod(self._node.shape)  # type: ignore[arg-type]
+
+    @property
+    def size(self) -> int:
+        """numpy's ``size``: the number of elements."""
+        return self.numel()
+
     def _arg_reduce(self, op: str, axis: int | None, keepdims: bool) -> Tensor:
         if axis is None:
             flat = self.flatten()._arg_reduce(op, 0, keepdims)
@@ -729,14 +815,25 @@ class Tensor:
         return self._new(lazy.apply("flip", [self._node], axes=axes)) if axes else self
 
     def __getitem__(self, key: Any) -> Tensor:
-        if isinstance(key, Tensor):
-            raise TypeError("indexing with a tensor is not supported: use gather (take_along_axis) or where")
+        """numpy indexing: basic (ints, slices, None, ...), one integer array or tensor, a numpy boolean mask."""
+        if fancy_index.is_advanced(key):
+            return fancy_index.getitem(self, key)
         plan = plan_index(self._node.shape, key)
         x = self.flip(plan.flip) if plan.flip else self
         if plan.shrinks(self._node.shape):
             start, limit, step = zip(*plan.bounds)
             x = x._new(lazy.apply("shrink", [x._node], start=start, limit=limit, step=step))
         return x._new_shape(plan.shape)
+
+    def __setitem__(self, key: Any, value: Tensor | Scalar | Any) -> None:
+        """``t[key] = value``: a new lazy value for this tensor (``assign``), seen through every reference to
+        it. Basic keys, a boolean mask (tensor or numpy), or one list/numpy array of indices for axis 0."""
+        fancy_index.setitem(self, key, value)
+
+    def take(self, indices: Tensor | Any, axis: int = 0) -> Tensor:
+        """numpy ``take`` along ``axis``: the result has the indices' shape in place of that axis."""
+        index = indices if isinstance(indices, Tensor) else Tensor(np.asarray(indices, np.int64), device=self.device)
+        return fancy_index.take(self, index, normalize_axis(axis, self.ndim))
 
     def cat(self, *others: Tensor, axis: int = 0) -> Tensor:
         """numpy ``concatenate`` of this tensor and ``others`` along ``axis`` (dtypes promoted)."""
@@ -843,3 +940,17 @@ def _pad_widths(pad_width: int | Sequence[Any], rank: int) -> list[tuple[int, in
     if len(widths) != rank:
         raise ValueError(f"pad_width needs one (before, after) pair per axis ({rank}), got {len(widths)}")
     return [(0, 0) if w is None else (int(w[0]), int(w[1])) for w in widths]
+
+
+def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """``kiln.cat``: numpy ``concatenate`` of a sequence of tensors."""
+    if not tensors:
+        raise ValueError("cat needs at least one tensor")
+    return tensors[0].cat(*tensors[1:], axis=axis)
+
+
+def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """``kiln.stack``: numpy ``stack`` of a sequence of tensors along a new axis."""
+    if not tensors:
+        raise ValueError("stack needs at least one tensor")
+    return tensors[0].stack(*tensors[1:], axis=axis)
