@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -451,11 +452,19 @@ class Tensor:
             raise TypeError(f"from_numpy expects a numpy array, got {type(array).__name__}")
         return Tensor(array, device=device)
 
-    def to(self, device: str) -> Tensor:
-        """The same values on another device."""
+    def to(self, device: str, allow_downcast: bool = False) -> Tensor:
+        """The same values on another device. A device without f64 (webgpu) takes f64 data only with
+        ``allow_downcast=True``, which converts it to f32 (with a warning)."""
         if _device(device) == self.device:
             return self
-        return Tensor(self.numpy(), device=device)
+        data = self.numpy()
+        if allow_downcast and data.dtype == np.float64 and device != "interp":
+            from kiln.capabilities.description import get_target
+
+            if "f64" not in get_target(device).dtypes:
+                warnings.warn(f"{device} has no f64: the tensor is converted to f32", stacklevel=2)
+                data = data.astype(np.float32)
+        return Tensor(data, device=device)
 
     def to_mlir(self, name: str = "main") -> str:
         """The traced graph of this tensor as a `graph` module: a ``func.func`` whose arguments are the
