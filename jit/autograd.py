@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from kiln.dialects.types import Shape
 from kiln.jit import lazy
-from kiln.jit.lazy import GradMode, Node
+from kiln.jit.lazy import GradMode, Node, postorder
 from kiln.passes.autodiff import GradBuilder, NotDifferentiable, Primal, vjp
 
 if TYPE_CHECKING:
@@ -65,24 +65,8 @@ def mark_leaf(t: Tensor, flag: bool) -> None:
 
 def _walk(root: Node, stop: dict[int, Any]) -> tuple[list[Node], list[Node]]:
     """The nodes between ``root`` and the leaves in ``stop``, operands before users; and the leaves reached."""
-    order: list[Node] = []
-    reached: list[Node] = []
-    seen: set[int] = set()
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if id(node) in stop:
-            reached.append(node)
-        elif node.srcs and not node.no_grad:
-            stack.append((node, True))
-            stack.extend((s, False) for s in reversed(node.srcs) if id(s) not in seen)
-    return order, reached
+    order, stopped = postorder([root], lambda n: id(n) not in stop and bool(n.srcs) and not n.no_grad)
+    return order, [n for n in stopped if id(n) in stop]
 
 
 def depends_on_leaf(node: Node) -> bool:

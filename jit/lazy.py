@@ -7,7 +7,7 @@ verifier uses), so a shape or dtype error is raised at the line of user code tha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -96,3 +96,27 @@ def apply(op: str, srcs: Sequence[Node], result: tuple[Shape, str] | None = None
         result = (t.shape, dtype_name(t.element_type))
     return Node(op, tuple(srcs), attrs, tuple(result[0]), result[1])
 
+
+
+def postorder(roots: Iterable[Node], descend: Callable[[Node], bool]) -> tuple[list[Node], list[Node]]:
+    """The nodes reachable from ``roots``, operands before users, going into a node's operands only where
+    ``descend(node)``; and, in visit order, the nodes it did not descend into (they are not in the first list)."""
+    order: list[Node] = []
+    stopped: list[Node] = []
+    seen: set[int] = set()
+    for root in roots:
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if not descend(node):
+                stopped.append(node)
+                continue
+            stack.append((node, True))
+            stack.extend((s, False) for s in reversed(node.srcs) if id(s) not in seen)
+    return order, stopped
