@@ -18,6 +18,8 @@ runtime never compiles. The "interp" device runs the graph module itself through
 from __future__ import annotations
 
 import dataclasses
+import os
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -26,7 +28,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from kiln.compiler import registry
+from kiln.compiler import dtype_boundary, registry
 from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, remember, why_compiled
 from kiln.compiler.pipeline import build_pipeline, pipeline_text
 from kiln.compiler.module import find_function, parse_module
@@ -56,7 +58,8 @@ def device_pipeline(device: str) -> list[ModulePass]:
     """The passes that lower a graph module for ``device``, as configured pass objects.
 
     ``KILN_BEAM=N`` makes every ``kernel-optimize`` search (beam width N, results in the tuning database)
-    instead of using the heuristic; on webgpu the WGSL conversion gets the device's shader features.
+    instead of using the heuristic; on webgpu the WGSL conversion gets the device's shader features, and
+    ``KILN_WEBGPU_F64=f32`` lets ``graph-legalize-dtypes`` compute f64 values in f32.
     """
     if device not in LOWERINGS:
         raise KilnError(f"device '{device}' does not compile through a pipeline")
@@ -68,6 +71,10 @@ def device_pipeline(device: str) -> list[ModulePass]:
         passes = [_with_fields(p, "kernel-optimize", search="beam", beam_width=beam) for p in passes]
     if device == "webgpu":
         from kiln.targets.wgsl.toolchain import gpu
+
+        if os.environ.get("KILN_WEBGPU_F64", "") == "f32":
+            warnings.warn("KILN_WEBGPU_F64=f32: webgpu computes f64 values in f32 (WGSL has no f64)", stacklevel=2)
+            passes = [_with_fields(p, "graph-legalize-dtypes", f64_to_f32=True) for p in passes]
 
         if "f16" in gpu().target.dtypes:
             passes = [_with_fields(p, "convert-uop-to-wgsl", features=("shader-f16",)) for p in passes]
@@ -147,4 +154,5 @@ def compile(  # noqa: A001
         if explain is not None:
             explain(f"@{function_name} for interp: interpreted, nothing to compile or cache")
         return dev.load_function(find_function(parse_module(module), function_name))
-    return dev.load(compile_program(module, function_name, device, explain))
+    spec = compile_program(module, function_name, device, explain)
+    return dtype_boundary.wrap(dev.load(spec), module, function_name, spec)

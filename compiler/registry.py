@@ -36,6 +36,8 @@ _UPSTREAM_DIALECTS = ("builtin", "func", "arith", "llvm", "test")
 _PASSES: dict[str, str] = {
     "graph-canonicalize": "kiln.passes.graph_canonicalize:GraphCanonicalize",
     "graph-decompose": "kiln.passes.graph_decompose:GraphDecompose",
+    "graph-legalize-dtypes": "kiln.passes.legalize_dtypes:GraphLegalizeDtypes",
+    "graph-autodiff": "kiln.passes.graph_autodiff:GraphAutodiff",
     "graph-pack-matmul": "kiln.passes.pack_matmul:GraphPackMatmul",
     "graph-mark-realize": "kiln.passes.schedule:GraphMarkRealize",
     "convert-graph-to-kernel": "kiln.lowering.graph_to_kernel:ConvertGraphToKernel",
@@ -60,6 +62,8 @@ _TARGETS: dict[str, str] = {
 """`-t NAME` emitters: callables ``emit(module: ModuleOp) -> str``."""
 
 CPU_TARGETS = ("cpu-llvm", "cpu-c")
+NARROW_TARGETS = ("webgpu",)
+"""Targets without 64-bit integers: their pipelines start by narrowing them (``graph-legalize-dtypes``)."""
 
 
 def _schedule(target: str | None) -> list[str]:
@@ -67,7 +71,8 @@ def _schedule(target: str | None) -> list[str]:
     packed B, which reduce broadcasts it fuses)."""
     option = f"{{target={target}}}" if target else ""
     pack = [f"graph-pack-matmul{option}"] if target in CPU_TARGETS else []
-    return [*pack, "graph-decompose", "graph-canonicalize", "cse", f"graph-mark-realize{option}",
+    legalize = [f"graph-legalize-dtypes{option}"] if target in NARROW_TARGETS else []
+    return [*legalize, *pack, "graph-decompose", "graph-canonicalize", "cse", f"graph-mark-realize{option}",
             "convert-graph-to-kernel", "kernel-plan-memory"]
 
 

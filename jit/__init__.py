@@ -1,18 +1,20 @@
 """kiln's Python front end: lazy tensors that trace to the `graph` dialect, and ``@jit`` (see docs/jit.md).
 
-Re-exported by ``kiln`` as ``kiln.Tensor``, ``kiln.jit``, ``kiln.Dim``, ``kiln.manual_seed``.
+Re-exported by ``kiln`` as ``kiln.Tensor``, ``kiln.jit``, ``kiln.Dim``, ``kiln.manual_seed``, ``kiln.grad``,
+``kiln.no_grad``; ``kiln.optim`` is ``kiln.jit.optim``.
 """
 
 import sys
 import types
 from typing import Any
 
+from kiln.jit.autograd import grad, no_grad
 from kiln.jit.dims import Dim
 from kiln.jit.errors import JitError, TraceError
 from kiln.jit.jit import JitFunction, jit
-from kiln.jit.tensor import Tensor, manual_seed
+from kiln.jit.tensor import Tensor, cat, manual_seed, stack
 
-__all__ = ["Dim", "JitError", "JitFunction", "Tensor", "TraceError", "jit", "manual_seed"]
+__all__ = ["Dim", "JitError", "JitFunction", "Tensor", "TraceError", "cat", "grad", "jit", "manual_seed", "no_grad", "stack"]
 
 
 class _CallablePackage(types.ModuleType):

@@ -37,9 +37,9 @@ def _expand_ellipsis(key: tuple[Any, ...], rank: int) -> tuple[Any, ...]:
     if consumed > rank:
         raise IndexError(f"too many indices for tensor: tensor is {rank}-dimensional, but {consumed} were indexed")
     fill = (slice(None),) * (rank - consumed)
-    if Ellipsis in key:
-        i = key.index(Ellipsis)
-        return key[:i] + fill + key[i + 1 :]
+    at = next((i for i, k in enumerate(key) if k is Ellipsis), None)  # by identity: `in` would compare arrays
+    if at is not None:
+        return key[:at] + fill + key[at + 1 :]
     return key + fill
 
 

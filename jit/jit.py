@@ -24,13 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from kiln.jit import debug, lazy
+from kiln.jit import debug, lazy, state
 from kiln.jit.compiled import CompiledGraph, compile_graph
 from kiln.jit.dims import Dim, show_shape
 from kiln.jit.dtypes import dtype_name
 from kiln.jit.errors import JitError, TraceError
 from kiln.jit.lower import Subgraph
 from kiln.jit.realize import realize
+from kiln.jit.state import StateEffects
 from kiln.jit.tensor import Tensor, default_device
 from kiln.jit.trace import Trace, current, tracing
 
@@ -116,6 +117,8 @@ class _Compiled:
     out_structure: Hashable
     out_dtypes: tuple[str, ...]
     device: str
+    state: StateEffects | None
+    """Tensors the function assigns and gradients it sets (None: it has no side effects)."""
 
 
 def _symbol_name(name: str) -> str:
@@ -163,7 +166,12 @@ class JitFunction:
         entry = self._replay.get(key)
         if entry is None:
             entry = self._miss(key, structure, arrays, device, args, kwargs)
-        outputs = entry.program(*arrays, *entry.captured)
+        state = entry.state
+        if state is None:
+            outputs = entry.program(*arrays, *entry.captured)
+        else:
+            outputs = entry.program(*arrays, *state.inputs(entry.captured, self.name))
+            state.apply(outputs[len(entry.out_dtypes) :])
         results = [Tensor._of(lazy.buffer(a, d), entry.device) for a, d in zip(outputs, entry.out_dtypes)]
         if entry.out_structure == _LEAF:
             return results[0]
@@ -244,7 +252,7 @@ class JitFunction:
         if entry is None:
             if debug.level():
                 debug.log(self._why(signature, problem))
-            entry = self._trace(structure, shapes, dims, device)
+            entry = self._trace(structure, shapes, dims, device, _requiring_grad(args, kwargs))
             self._programs[signature] = entry
             self._last_signature = signature
         elif debug.level():
@@ -277,14 +285,22 @@ class JitFunction:
                 return found
         return _first_difference(old[1], new[1], "keyword arguments")  # type: ignore[index]
 
-    def _trace(self, structure: Hashable, shapes: tuple, dims: dict[str, Dim], device: str) -> _Compiled:
+    def _trace(
+        self, structure: Hashable, shapes: tuple, dims: dict[str, Dim], device: str, grads: list[bool]
+    ) -> _Compiled:
         self.trace_count += 1
         trace = Trace(self.name, dims)
         placeholders = [Tensor._of(lazy.placeholder(trace, i, s, dt), device) for i, (s, dt) in enumerate(shapes)]
+        for p, flag in zip(placeholders, grads):
+            if flag:
+                p.requires_grad_()
         inputs = iter(placeholders)
         args, kwargs = (_unflatten(part, inputs) for part in structure)  # type: ignore[union-attr]
         with tracing(trace):
-            result = self.fn(*args, **kwargs)
+            try:
+                result = self.fn(*args, **kwargs)
+            finally:
+                written, written_nodes, constants, before = state.collect(trace)
         outputs: list[Any] = []
         out_structure = _flatten(result, outputs)
         if not outputs:
@@ -297,13 +313,24 @@ class JitFunction:
                 raise TraceError(f"@kiln.jit function '{self.name}' returned a tensor that escaped the trace of {escaped}")
             if o.device != device:
                 raise JitError(f"@kiln.jit function '{self.name}' returned a tensor on {o.device}, runs on {device}")
-        sub = Subgraph.of([o._node for o in outputs])
+        sub = Subgraph.of([o._node for o in outputs] + written_nodes)
         captured = [n for n in sub.leaves if n.op == "buffer"]
+        effects = None
+        if written or constants:
+            effects = state.effects(self.name, captured, sub.order, written, written_nodes, constants, before)
         args_nodes = [p._node for p in placeholders] + captured
         bounds = {d.name: (d.lo, d.hi) for d in dims.values()}
         program = compile_graph(sub, self.name, args_nodes, device, bounds)
         out_dtypes = tuple(o.dtype for o in outputs)
-        return _Compiled(program, tuple(n.arg for n in captured), out_structure, out_dtypes, device)
+        return _Compiled(program, tuple(n.arg for n in captured), out_structure, out_dtypes, device, effects)
+
+
+def _requiring_grad(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[bool]:
+    """For each tensor leaf of a call, whether it requires gradients (its placeholder will too, so
+    ``backward`` inside the function reaches the arguments; read at trace time, not part of the call key)."""
+    leaves: list[Any] = []
+    _flatten((args, kwargs), leaves)
+    return [isinstance(t, Tensor) and t._requires_grad for t in leaves]
 
 
 def _positional_names(fn: Callable[..., Any]) -> list[str]:

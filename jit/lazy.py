@@ -7,7 +7,7 @@ verifier uses), so a shape or dtype error is raised at the line of user code tha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -22,6 +22,12 @@ from kiln.dialects.types import DTYPES, Shape, TensorType, dtype_name, is_float
 LEAVES = ("buffer", "input", "const")
 
 
+class GradMode:
+    """Whether new nodes record a gradient path (``kiln.no_grad`` turns it off for a block)."""
+
+    enabled = True
+
+
 @lru_cache(maxsize=8192)
 def tensor_type(shape: Shape, dtype: str) -> TensorType:
     """``!graph.tensor`` of a shape and dtype name (memoized: building an attribute costs ~20 µs)."""
@@ -30,9 +36,9 @@ def tensor_type(shape: Shape, dtype: str) -> TensorType:
 
 class Node:
     """One value of the lazy graph. ``trace`` is the trace whose inputs it depends on (None: it has a value
-    outside any trace)."""
+    outside any trace). ``no_grad``: backpropagation stops here (made under ``kiln.no_grad``, or ``detach()``)."""
 
-    __slots__ = ("op", "srcs", "props", "shape", "dtype", "arg", "trace")
+    __slots__ = ("op", "srcs", "props", "shape", "dtype", "arg", "trace", "no_grad")
 
     def __init__(
         self, op: str, srcs: tuple[Node, ...], props: dict[str, Attribute], shape: Shape, dtype: str, arg: Any = None
@@ -44,6 +50,7 @@ class Node:
         self.dtype = dtype
         self.arg = arg
         self.trace = next((s.trace for s in srcs if s.trace is not None), None) if srcs else None
+        self.no_grad = not GradMode.enabled
 
     @property
     def type(self) -> TensorType:
@@ -89,3 +96,27 @@ def apply(op: str, srcs: Sequence[Node], result: tuple[Shape, str] | None = None
         result = (t.shape, dtype_name(t.element_type))
     return Node(op, tuple(srcs), attrs, tuple(result[0]), result[1])
 
+
+
+def postorder(roots: Iterable[Node], descend: Callable[[Node], bool]) -> tuple[list[Node], list[Node]]:
+    """The nodes reachable from ``roots``, operands before users, going into a node's operands only where
+    ``descend(node)``; and, in visit order, the nodes it did not descend into (they are not in the first list)."""
+    order: list[Node] = []
+    stopped: list[Node] = []
+    seen: set[int] = set()
+    for root in roots:
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if not descend(node):
+                stopped.append(node)
+                continue
+            stack.append((node, True))
+            stack.extend((s, False) for s in reversed(node.srcs) if id(s) not in seen)
+    return order, stopped

@@ -17,7 +17,7 @@ from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
 from kiln.dialects.types import DIMS_KEY, DimsAttr
-from kiln.jit.lazy import Node
+from kiln.jit.lazy import Node, postorder
 
 
 @dataclass
@@ -30,20 +30,7 @@ class Subgraph:
 
     @staticmethod
     def of(outputs: Sequence[Node]) -> Subgraph:
-        order: list[Node] = []
-        seen: set[int] = set()
-        for root in outputs:
-            stack: list[tuple[Node, bool]] = [(root, False)]
-            while stack:
-                node, expanded = stack.pop()
-                if expanded:
-                    order.append(node)
-                    continue
-                if id(node) in seen:
-                    continue
-                seen.add(id(node))
-                stack.append((node, True))
-                stack.extend((s, False) for s in reversed(node.srcs) if id(s) not in seen)
+        order, _ = postorder(outputs, lambda node: True)
         leaves = [n for n in order if n.op in ("buffer", "input")]
         return Subgraph(order, leaves, list(outputs))
 

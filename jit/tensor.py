@@ -12,7 +12,9 @@ in the IR, and ``arange`` is a ``graph.iota``.
 
 from __future__ import annotations
 
+import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,7 +23,7 @@ import numpy as np
 from kiln.dialects.ops.spec import Elementwise
 from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import Shape, broadcast_shapes, to_numpy
-from kiln.jit import lazy
+from kiln.jit import autograd, fancy_index, interop, lazy
 from kiln.jit.dims import Dim, DimLike, infer_reshape, normalize_axes, normalize_axis, show_shape
 from kiln.jit.dtypes import (
     DEFAULT_FLOAT,
@@ -40,7 +42,7 @@ from kiln.jit.indexing import plan_index
 from kiln.jit.lazy import Node
 from kiln.jit.realize import realize
 from kiln.jit.trace import check_readable, current
-from kiln.runtime.devices import DEFAULT_DEVICE
+from kiln.runtime.devices import DEFAULT_DEVICE, device_names
 
 
 Axes = int | Sequence[int] | None
@@ -51,6 +53,14 @@ ShapeLike = DimLike | Sequence[DimLike]
 def default_device() -> str:
     """``$KILN_DEVICE`` if set, else the runtime's default (``cpu-llvm``)."""
     return os.environ.get("KILN_DEVICE") or DEFAULT_DEVICE
+
+
+def _device(name: str | None) -> str:
+    """``name`` (or the default), rejected here when kiln has no such device rather than at the first compile."""
+    name = name or default_device()
+    if name not in device_names():
+        raise ValueError(f"unknown device '{name}' (kiln's devices: {', '.join(device_names())})")
+    return name
 
 
 _generator = np.random.default_rng(0)
@@ -121,18 +131,27 @@ def _concat_dtype(*xs: Any) -> Any:
 class Tensor:
     """A lazy n-dimensional array on a device. See the module docstring and docs/jit.md."""
 
-    __slots__ = ("_node", "device")
-    __array_ufunc__ = None  # numpy operators defer to Tensor's reflected ones: ndarray + Tensor is a Tensor
+    __slots__ = ("_node", "device", "_grad", "_requires_grad", "__weakref__")
+    __array_priority__ = 1000  # ndarray + Tensor asks Tensor (through __array_ufunc__) and gives a Tensor
     __hash__ = object.__hash__  # == builds a comparison tensor, so hashing is by identity
 
-    def __init__(self, data: Any, dtype: DTypeLike | None = None, device: str | None = None):
+    def __init__(
+        self, data: Any, dtype: DTypeLike | None = None, device: str | None = None, requires_grad: bool = False
+    ):
         """From a numpy array (copied; keeps its dtype), a nested list, a Python scalar, or another Tensor."""
+        self._grad: Tensor | None = None
+        self._requires_grad = False
+        self._init(data, dtype, device)
+        if requires_grad:
+            self.requires_grad_()
+
+    def _init(self, data: Any, dtype: DTypeLike | None, device: str | None) -> None:
         if isinstance(data, Tensor):  # a view of the same value, cast and/or moved
             source = data.to(device) if device is not None else data
             self.device = source.device
             self._node = source._node if dtype is None else _cast(source._node, dtype_name(dtype))
             return
-        self.device = device or default_device()
+        self.device = _device(device)
         if isinstance(data, bool | int | float) and not isinstance(data, np.generic):
             name = dtype_name(dtype) if dtype is not None else scalar_dtype(data)
             self._node = lazy.const(_scalar_in(data, name), (), name)
@@ -151,6 +170,8 @@ class Tensor:
         t = object.__new__(cls)
         t._node = node
         t.device = device
+        t._grad = None
+        t._requires_grad = False
         return t
 
     def _new(self, node: Node) -> Tensor:
@@ -163,7 +184,7 @@ class Tensor:
         """Every element ``value`` (a splat constant, no memory until realized)."""
         dims = _shape_arg(shape if isinstance(shape, tuple | list) else (shape,))
         name = dtype_name(dtype) if dtype is not None else scalar_dtype(value)
-        return Tensor._of(_leaf(lazy.const(_scalar_in(value, name), dims, name)), device or default_device())
+        return Tensor._of(_leaf(lazy.const(_scalar_in(value, name), dims, name)), _device(device))
 
     @staticmethod
     def zeros(*shape: ShapeLike, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
@@ -199,12 +220,53 @@ class Tensor:
         n = max(0, int(np.ceil((stop - start) / step)))
         name = dtype_name(dtype) if dtype is not None else dtype_name(np.result_type(start, stop, step))
         iota = lazy.apply("iota", [], result=((n,), name), axis=0)
-        t = Tensor._of(iota, device or default_device())
+        t = Tensor._of(iota, _device(device))
         if step != 1:
             t = t * _scalar_in(step, name)
         if start != 0:
             t = t + _scalar_in(start, name)
         return t.cast(name)
+
+    @staticmethod
+    def empty(*shape: ShapeLike, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+        """numpy ``empty``: kiln has no uninitialized memory, so the tensor holds zeros (a splat, free)."""
+        return Tensor.full(_unpack(shape), 0, dtype, device)
+
+    @staticmethod
+    def eye(n: int, m: int | None = None, dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None) -> Tensor:
+        """numpy ``eye``: ones on the diagonal (two ``graph.iota``s compared, no host data)."""
+        rows = Tensor._of(lazy.apply("iota", [], result=((n, 1), "i32"), axis=0), _device(device))
+        cols = Tensor._of(lazy.apply("iota", [], result=((1, n if m is None else m), "i32"), axis=1), rows.device)
+        return (rows == cols).cast(dtype)
+
+    @staticmethod
+    def linspace(
+        start: float, stop: float, num: int = 50, dtype: DTypeLike | None = None, device: str | None = None
+    ) -> Tensor:
+        """numpy ``linspace`` (endpoint included): ``start + iota * step``, f32 unless ``dtype``."""
+        name = dtype_name(dtype) if dtype is not None else DEFAULT_FLOAT
+        work = name if is_float(name) else "f64"
+        step = (stop - start) / (num - 1) if num > 1 else 0.0
+        iota = Tensor._of(lazy.apply("iota", [], result=((num,), work), axis=0), _device(device))
+        return (iota * _scalar_in(step, work) + _scalar_in(start, work)).cast(name)
+
+    @staticmethod
+    def uniform(
+        *shape: int | Sequence[int], low: float = 0.0, high: float = 1.0, seed: int | None = None,
+        dtype: DTypeLike = DEFAULT_FLOAT, device: str | None = None,
+    ) -> Tensor:
+        """Uniform in [low, high), drawn on the host like ``rand``."""
+        return Tensor._random(lambda g, s: g.uniform(low, high, s), shape, seed, dtype, device)
+
+    @staticmethod
+    def randint(
+        low: int, high: int | None = None, size: int | Sequence[int] = (), seed: int | None = None,
+        dtype: DTypeLike = "i64", device: str | None = None,
+    ) -> Tensor:
+        """numpy ``randint``: integers in [low, high) (or [0, low)), drawn on the host."""
+        lo, hi = (0, low) if high is None else (low, high)
+        shape = (size,) if isinstance(size, int) else tuple(size)
+        return Tensor._random(lambda g, s: g.integers(lo, hi, s), shape, seed, dtype, device)
 
     @staticmethod
     def _random(
@@ -220,6 +282,7 @@ class Tensor:
                 "unchanged on every call: draw them outside and pass them in as arguments"
             )
         dims = _shape_arg(shape)
+        device = _device(device)
         generator = _generator if seed is None else np.random.default_rng(seed)
         return Tensor(draw(generator, dims).astype(to_numpy(dtype_name(dtype))), device=device)
 
@@ -260,8 +323,93 @@ class Tensor:
         return self.shape[0]  # type: ignore[return-value]
 
     def __repr__(self) -> str:
-        state = "realized" if self._node.op == "buffer" else "traced" if self._node.trace else "lazy"
-        return f"<Tensor {self.dtype}{show_shape(self._node.shape)} on {self.device}, {state}>"
+        """The values like numpy's repr when already computed; an unrealized tensor says so, computing nothing."""
+        return interop.describe(self)
+
+    def __str__(self) -> str:
+        """The values as numpy prints them (``print(t)`` computes the tensor)."""
+        return interop.show(self)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(t)`` / ``np.array(t, dtype)``: one realization, one copy."""
+        return interop.to_array(self, dtype, copy)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``np.exp(t)``, ``ndarray + t``: the kiln op, lazy on ``t``'s device (see ``kiln.jit.interop``)."""
+        return interop.apply_ufunc(Tensor, ufunc, method, inputs, kwargs)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def square(self) -> Tensor:
+        return self * self
+
+    # ------------------------------------------------------------------------------------------- gradients
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether ``backward`` computes a gradient for this tensor: set on a leaf (a parameter), and true for
+        every tensor computed from one outside ``kiln.no_grad``."""
+        return self._requires_grad or autograd.depends_on_leaf(self._node)
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, flag: bool = True) -> Tensor:
+        """Make this tensor a leaf that ``backward`` fills ``.grad`` of (floating-point tensors only). Outside a
+        trace its value is realized now, so a jitted step that updates it reads its buffer."""
+        if flag and not is_float(self.dtype):
+            raise TypeError(f"only floating-point tensors can require gradients, this one is {self.dtype}")
+        self._requires_grad = bool(flag)
+        autograd.mark_leaf(self, self._requires_grad)
+        if flag and self._node.trace is None:
+            self.realize()
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient ``backward`` accumulated for this leaf (None before the first ``backward``)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        trace = current()
+        if trace is not None:
+            trace.record_write(self, "_grad")
+        self._grad = value
+
+    def backward(self, gradient: Tensor | None = None) -> None:
+        """Add d self / d leaf to ``leaf.grad`` for every leaf this tensor depends on (``gradient``: the
+        cotangent, needed unless this is a scalar). Lazy like everything else: the gradients are computed when
+        read, or inside ``@kiln.jit`` by the same program as the forward pass."""
+        autograd.backward(self, gradient)
+
+    def detach(self) -> Tensor:
+        """The same value, as a constant to ``backward``."""
+        n = self._node
+        node = lazy.Node(n.op, n.srcs, n.props, n.shape, n.dtype, n.arg)
+        node.trace, node.no_grad = n.trace, True
+        return self._new(node)
+
+    def assign(self, value: Tensor | Scalar | Any) -> Tensor:
+        """Replace this tensor's value in place (broadcast and cast to its shape and dtype): every reference to
+        this Tensor object sees the new value. Inside ``@kiln.jit`` the new value is an output of the program,
+        written back on every call (how an optimizer's update survives replay)."""
+        v = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype, device=self.device)
+        if v.device != self.device:
+            raise ValueError(f"assign: the value is on {v.device}, this tensor on {self.device}")
+        v = v.expand(self.shape) if v._node.shape != self._node.shape else v
+        trace = current()
+        if trace is not None:
+            trace.record_write(self, "_node")
+        self._node = _cast(v._node, self.dtype)
+        return self
+
+    def __iadd__(self, o): return self.assign(self + o)
+    def __isub__(self, o): return self.assign(self - o)
+    def __imul__(self, o): return self.assign(self * o)
+    def __itruediv__(self, o): return self.assign(self / o)
 
     # ------------------------------------------------------------------------------------------- values
 
@@ -299,11 +447,26 @@ class Tensor:
         check_readable(self._node, "float()")
         return float(self.item())
 
-    def to(self, device: str) -> Tensor:
-        """The same values on another device."""
-        if device == self.device:
+    @staticmethod
+    def from_numpy(array: np.ndarray, device: str | None = None) -> Tensor:
+        """A tensor of ``array``'s values and dtype (copied once: kiln's buffers are immutable)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"from_numpy expects a numpy array, got {type(array).__name__}")
+        return Tensor(array, device=device)
+
+    def to(self, device: str, allow_downcast: bool = False) -> Tensor:
+        """The same values on another device. A device without f64 (webgpu) takes f64 data only with
+        ``allow_downcast=True``, which converts it to f32 (with a warning)."""
+        if _device(device) == self.device:
             return self
-        return Tensor(self.numpy(), device=device)
+        data = self.numpy()
+        if allow_downcast and data.dtype == np.float64 and device != "interp":
+            from kiln.capabilities.description import get_target
+
+            if "f64" not in get_target(device).dtypes:
+                warnings.warn(f"{device} has no f64: the tensor is converted to f32", stacklevel=2)
+                data = data.astype(np.float32)
+        return Tensor(data, device=device)
 
     def to_mlir(self, name: str = "main") -> str:
         """The traced graph of this tensor as a `graph` module: a ``func.func`` whose arguments are the
@@ -504,6 +667,41 @@ class Tensor:
     def mean(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
         return self._reduce("mean", np.mean, axis, keepdims)
 
+    def var(self, axis: Axes = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
+        """numpy ``var``: mean squared deviation, divided by (count - ddof)."""
+        x = self._float()
+        centered = x - x.mean(axis, keepdims=True)
+        count = math.prod(self._node.shape[a] for a in normalize_axes(axis, self.ndim))  # type: ignore[misc]
+        return (centered * centered).sum(axis, keepdims) / max(count - ddof, 0)
+
+    def std(self, axis: Axes = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
+        return self.var(axis, keepdims, ddof).sqrt()
+
+    def any(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
+        """Whether any element (along ``axis``) is non-zero (bool)."""
+        return (self != 0).max(axis, keepdims)
+
+    def all(self, axis: Axes = None, keepdims: bool = False) -> Tensor:
+        return (self != 0).min(axis, keepdims)
+
+    def clip(self, min: Tensor | Scalar | None = None, max: Tensor | Scalar | None = None) -> Tensor:  # noqa: A002
+        """numpy ``clip``: each bound may be None (no bound), a scalar or a broadcastable tensor."""
+        if min is None and max is None:
+            raise ValueError("clip: one of min or max must be given")
+        x = self if min is None else self.maximum(min)
+        return x if max is None else x.minimum(max)
+
+    def numel(self) -> int:
+        """The number of elements (static shapes only)."""
+        if any(isinstance(d, str) for d in self._node.shape):
+            raise TypeError(f"numel of a tensor with a symbolic shape {show_shape(self._node.shape)}")
+        return math.prod(self._node.shape)  # type: ignore[arg-type]
+
+    @property
+    def size(self) -> int:
+        """numpy's ``size``: the number of elements."""
+        return self.numel()
+
     def _arg_reduce(self, op: str, axis: int | None, keepdims: bool) -> Tensor:
         if axis is None:
             flat = self.flatten()._arg_reduce(op, 0, keepdims)
@@ -618,14 +816,25 @@ class Tensor:
         return self._new(lazy.apply("flip", [self._node], axes=axes)) if axes else self
 
     def __getitem__(self, key: Any) -> Tensor:
-        if isinstance(key, Tensor):
-            raise TypeError("indexing with a tensor is not supported: use gather (take_along_axis) or where")
+        """numpy indexing: basic (ints, slices, None, ...), one integer array or tensor, a numpy boolean mask."""
+        if fancy_index.is_advanced(key):
+            return fancy_index.getitem(self, key)
         plan = plan_index(self._node.shape, key)
         x = self.flip(plan.flip) if plan.flip else self
         if plan.shrinks(self._node.shape):
             start, limit, step = zip(*plan.bounds)
             x = x._new(lazy.apply("shrink", [x._node], start=start, limit=limit, step=step))
         return x._new_shape(plan.shape)
+
+    def __setitem__(self, key: Any, value: Tensor | Scalar | Any) -> None:
+        """``t[key] = value``: a new lazy value for this tensor (``assign``), seen through every reference to
+        it. Basic keys, a boolean mask (tensor or numpy), or one list/numpy array of indices for axis 0."""
+        fancy_index.setitem(self, key, value)
+
+    def take(self, indices: Tensor | Any, axis: int = 0) -> Tensor:
+        """numpy ``take`` along ``axis``: the result has the indices' shape in place of that axis."""
+        index = indices if isinstance(indices, Tensor) else Tensor(np.asarray(indices, np.int64), device=self.device)
+        return fancy_index.take(self, index, normalize_axis(axis, self.ndim))
 
     def cat(self, *others: Tensor, axis: int = 0) -> Tensor:
         """numpy ``concatenate`` of this tensor and ``others`` along ``axis`` (dtypes promoted)."""
@@ -756,3 +965,17 @@ def _pad_widths(pad_width: int | Sequence[Any], rank: int) -> list[tuple[int, in
     if len(widths) != rank:
         raise ValueError(f"pad_width needs one (before, after) pair per axis ({rank}), got {len(widths)}")
     return [(0, 0) if w is None else (int(w[0]), int(w[1])) for w in widths]
+
+
+def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """``kiln.cat``: numpy ``concatenate`` of a sequence of tensors."""
+    if not tensors:
+        raise ValueError("cat needs at least one tensor")
+    return tensors[0].cat(*tensors[1:], axis=axis)
+
+
+def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """``kiln.stack``: numpy ``stack`` of a sequence of tensors along a new axis."""
+    if not tensors:
+        raise ValueError("stack needs at least one tensor")
+    return tensors[0].stack(*tensors[1:], axis=axis)

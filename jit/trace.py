@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from kiln.jit.dims import Dim
 from kiln.jit.errors import TraceError
@@ -24,6 +25,13 @@ class Trace:
         self.dims = dims
         """The symbolic dims of this trace's signature, by name."""
         self.active = True
+        self.writes: dict[tuple[int, str], tuple[Any, str, Any]] = {}
+        """State the function wrote (``Tensor.assign``, ``.grad``): (id(holder), attribute) -> (holder,
+        attribute, the value before the first write). The JIT turns each into a program input and output."""
+
+    def record_write(self, holder: Any, attr: str) -> None:
+        """Note that ``holder.attr`` is about to be replaced (only the first write keeps the old value)."""
+        self.writes.setdefault((id(holder), attr), (holder, attr, getattr(holder, attr)))
 
 
 _state = threading.local()

@@ -11,6 +11,8 @@ point exists and that its ``@workgroup_size`` fits the device.
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
 import textwrap
 import threading
 import time
@@ -59,9 +61,18 @@ def available() -> tuple[bool, str]:
         return False, str(e)
 
 
+def _private_runtime_dir() -> None:
+    """Mesa's Vulkan loader prints "error: XDG_RUNTIME_DIR is invalid or not set" (twice) when the variable is
+    unset, although the software device works without it; give it a private directory (mode 0700, as the XDG
+    spec asks) so a successful run prints nothing."""
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="kiln-xdg-")
+
+
 @functools.cache
 def _open_gpu() -> GPU | str:
     start = time.perf_counter()
+    _private_runtime_dir()
     try:
         import wgpu
 

@@ -44,3 +44,20 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
         return CliResult(code, captured.out, captured.err)
 
     return invoke
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the programs eager realization compiles during the test."""
+    import kiln.jit.realize as realize_module
+
+    seen: list[str] = []
+    original = realize_module.compile_graph
+
+    def counting(sub, name, args, device, dims=None):
+        seen.append(name)
+        return original(sub, name, args, device, dims)
+
+    monkeypatch.setattr(realize_module, "compile_graph", counting)
+    realize_module._programs.clear()
+    return seen

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from kiln.jit import Tensor, jit, manual_seed
-from kiln.jit import realize as realize_module
 from kiln.jit.errors import TraceError
 from kiln.tools import kiln_opt, kiln_run
 
@@ -15,20 +14,6 @@ from tensor_cases import device_problem
 
 D = "interp"
 
-
-@pytest.fixture
-def compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Names of the programs eager realization compiles during the test."""
-    seen: list[str] = []
-    original = realize_module.compile_graph
-
-    def counting(sub, name, args, device, dims=None):
-        seen.append(name)
-        return original(sub, name, args, device, dims)
-
-    monkeypatch.setattr(realize_module, "compile_graph", counting)
-    realize_module._programs.clear()
-    return seen
 
 
 # ------------------------------------------------------------------------------------------- construction
@@ -88,7 +73,7 @@ def test_nothing_runs_until_a_value_is_needed(compiles: list[str]) -> None:
     y = ((x * 2).exp().sum(axis=1) + 1).log()
     assert compiles == [] and "lazy" in repr(y)
     y.numpy()
-    assert compiles == ["main"] and "realized" in repr(y)
+    assert compiles == ["main"] and repr(y).startswith("Tensor([")
     y.numpy()
     assert compiles == ["main"]
 
@@ -195,8 +180,8 @@ def test_errors_say_what_is_wrong() -> None:
         Tensor([1, 2], dtype="ui8", device=D) + 300
     with pytest.raises(TypeError, match="boolean negative"):
         -Tensor([True], device=D)
-    with pytest.raises(TypeError, match="use gather"):
-        x[Tensor([0], device=D)]
+    with pytest.raises(TypeError, match="depends on its values"):
+        x[Tensor([True, False], device=D)]
     with pytest.raises(IndexError, match="too many indices"):
         x[0, 0, 0]
     with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):

@@ -1,0 +1,21 @@
+// RUN: not kiln-opt %s --split-input-file -p 'graph-legalize-dtypes{target=webgpu}' 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: not kiln-opt %s --split-input-file -p 'graph-legalize-dtypes{target=webgpu f64_to_f32=true}' 2>&1 | filecheck %s --check-prefix=F32
+
+// A constant that does not fit i32 is an error naming the op; f64 needs the opt-in.
+// ERR: error: graph-legalize-dtypes: a constant of graph.constant (4294967296..4294967296) does not fit i32, which stands in for 64-bit integers on webgpu
+func.func @big(%x: !graph.tensor<3xi64>) -> !graph.tensor<3xi64> {
+  %c = graph.constant 4294967296 : i64 : !graph.tensor<i64>
+  %s = graph.add %x, %c : (!graph.tensor<3xi64>, !graph.tensor<i64>) -> !graph.tensor<3xi64>
+  func.return %s : !graph.tensor<3xi64>
+}
+
+// -----
+
+// ERR: error: graph-legalize-dtypes: argument 0 of @wide is f64 on webgpu. WGSL has no f64
+// F32-LABEL: func.func @wide(%x: !graph.tensor<2xf32>) -> !graph.tensor<2xf32>
+// F32-NEXT:    %c = graph.constant 5.000000e-01 : f32 : !graph.tensor<f32>
+func.func @wide(%x: !graph.tensor<2xf64>) -> !graph.tensor<2xf64> {
+  %c = graph.constant 0.5 : f64 : !graph.tensor<f64>
+  %s = graph.mul %x, %c : (!graph.tensor<2xf64>, !graph.tensor<f64>) -> !graph.tensor<2xf64>
+  func.return %s : !graph.tensor<2xf64>
+}
