@@ -132,6 +132,15 @@ def compile_program(module: Any, function_name: str, device: str) -> ProgramSpec
     return spec
 
 
+def compile_entry(module: Any, function_name: str, device: str) -> tuple[str, bytes]:
+    """Compile like ``compile_program`` and return its compile-cache entry, integrity header included, with the
+    key's digest: what a cluster node sends back to the machine that asked (``cache.put_entry`` checks it)."""
+    text = module if isinstance(module, str) else str(module)
+    key = cache_key(text, function_name, device, device_pipeline(device))
+    spec = compile_program(text, function_name, device)
+    return cache.cache_key(key), cache.wrap(spec.to_json().encode())
+
+
 def compile(module: Any, function_name: str, device: str = DEFAULT_DEVICE) -> Compiled:  # noqa: A001
     """``function_name`` of ``module`` (a ``ModuleOp`` or its text) compiled and loaded on ``device``."""
     dev: Device = get_device(device)
