@@ -15,6 +15,7 @@ lost so has a ``measure.LOST`` error saying why.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -34,6 +35,10 @@ POLL = 1.0
 class Lost(str):
     """Why a task's result never came (a ``str`` so it can stand in a result list)."""
 
+    def error(self) -> str:
+        """The candidate's ``Measured.error``: skipped for the budget (as the local search skips), else lost."""
+        return str(self) if self == SKIPPED else LOST + self
+
 
 class RayRunner:
     def __init__(self, where: str, target: TargetDescription, task_timeout: float):
@@ -48,11 +53,8 @@ class RayRunner:
                 f"--node-resources --device {target.name}>'"
             )
         need = {hardware: cluster.SHARE}
-        remote = self.ray.remote
-        self._compile = remote(cluster_tasks.compile_task).options(num_cpus=1, resources=need, max_retries=0)
-        self._time = remote(cluster_tasks.time_task).options(
-            num_cpus=1, resources={**need, cluster.TIMING_RESOURCE: 1}, max_retries=0
-        )
+        self._compile = self._task(cluster_tasks.compile_task, need)
+        self._time = self._task(cluster_tasks.time_task, {**need, cluster.TIMING_RESOURCE: 1})
         self._shipped: dict[int, tuple[object, Any]] = {}
 
     def measure(self, texts: Sequence[str], inputs: list[np.ndarray], reference: list[np.ndarray] | None,
@@ -60,14 +62,13 @@ class RayRunner:
         """One ``Measured`` per text (see ``measure.LocalRunner.measure``)."""
         if self.failed:
             return [Measured(error=LOST + self.failed) for _ in texts]
-        limit = min(deadline, time.monotonic() + self.task_timeout)
-        compiled = self._gather([self._submitter(self._compile, self.device, t) for t in texts], limit)
+        compiled, retried = self._gather([self._submitter(self._compile, self.device, t) for t in texts], deadline)
         out: list[Measured] = []
         timings: dict[int, Callable[[bool], Any]] = {}
         shipped_inputs, shipped_reference = self._ship(inputs), self._ship(reference)
         for n, (text, result) in enumerate(zip(texts, compiled)):
             if isinstance(result, Lost):
-                out.append(Measured(error=LOST + result))
+                out.append(Measured(error=result.error()))
                 continue
             error, node = result
             out.append(Measured(error=error))
@@ -76,8 +77,11 @@ class RayRunner:
                 timings[n] = self._submitter(
                     self._time, self.device, text, shipped_inputs, shipped_reference, best, place=place
                 )
-        for n, result in zip(timings, self._gather(list(timings.values()), limit)):
-            out[n] = Measured(error=LOST + result) if isinstance(result, Lost) else result
+        timed, timings_retried = self._gather(list(timings.values()), deadline)
+        for n, result in zip(timings, timed):
+            out[n] = Measured(error=result.error()) if isinstance(result, Lost) else result
+        for n, why in [*retried.items(), *((list(timings)[m], why) for m, why in timings_retried.items())]:
+            out[n].retried = why
         return out
 
     def close(self) -> None:
@@ -99,31 +103,53 @@ class RayRunner:
 
         return NodeAffinitySchedulingStrategy(node, soft=True)
 
-    def _submitter(self, task: Any, *args: Any, place: Any = None) -> Callable[[bool], Any]:
+    def _task(self, function: Callable[..., Any], resources: dict[str, float]) -> Callable[[Any], Any]:
+        """``function`` as a Ray task of one CPU and ``resources``, given a scheduling strategy; Ray's own retry
+        is off (``_gather`` retries once, elsewhere)."""
+        remote = self.ray.remote(function)
+        return lambda strategy: remote.options(
+            num_cpus=1, resources=resources, max_retries=0, scheduling_strategy=strategy
+        )
+
+    def _submitter(self, task: Callable[[Any], Any], *args: Any, place: Any = None) -> Callable[[bool], Any]:
         """Submits ``task(*args)``: first where asked (or anywhere), on a retry spread to another node."""
+        return lambda retry: task("SPREAD" if retry else place or "DEFAULT").remote(*args)
 
-        def submit(retry: bool) -> Any:
-            strategy = "SPREAD" if retry else place or "DEFAULT"
-            return task.options(scheduling_strategy=strategy).remote(*args)
-
-        return submit
-
-    def _gather(self, submitters: list[Callable[[bool], Any]], limit: float) -> list[Any]:
-        """Run the tasks and collect their results by ``limit``: a lost task is retried once, one unfinished at
-        ``limit`` is cancelled; each lost one's result is a ``Lost`` reason."""
+    def _gather(self, submitters: list[Callable[[bool], Any]], deadline: float) -> tuple[list[Any], dict[int, str]]:
+        """Run the tasks and collect their results. A task whose worker or node dies, or that runs past
+        ``task_timeout`` (hung: cancelled, its worker killed), is retried once, elsewhere; tasks unfinished at the
+        search's ``deadline`` are cancelled and skipped, as the local search skips compiles. A result that never
+        came is a ``Lost`` reason; the second result says which tasks were retried, and why."""
         ray = self.ray
         results: list[Any] = [Lost(SKIPPED)] * len(submitters)
         pending: dict[Any, int] = {}
-        retried: set[int] = set()
+        due: dict[int, float] = {}
+        retried: dict[int, str] = {}
+
+        def retry(n: int, why: str) -> None:
+            if n in retried:
+                results[n] = Lost(f"{why} twice")
+                return
+            retried[n] = why
+            pending[submitters[n](True)] = n
+            due[n] = time.monotonic() + self.task_timeout
+
         try:
-            pending = {submit(False): n for n, submit in enumerate(submitters)}
+            for n, submit in enumerate(submitters):
+                pending[submit(False)] = n
+                due[n] = time.monotonic() + self.task_timeout
             while pending:
-                if time.monotonic() >= limit:
-                    self._cancel(pending, results, "still running when its time budget ran out")
+                now = time.monotonic()
+                if now >= deadline:
+                    self._cancel(pending, results, SKIPPED)
                     break
-                ready, _ = ray.wait(list(pending), num_returns=1, timeout=min(POLL, max(0.0, limit - time.monotonic())))
+                for ref in [ref for ref, n in pending.items() if now >= due[n]]:
+                    ray.cancel(ref, force=True)
+                    retry(pending.pop(ref), "it ran past its budget")
+                wait = min(POLL, max(0.0, min(deadline, *(due[n] for n in pending.values()), math.inf) - now))
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=wait) if pending else ([], [])
                 if not ready:
-                    if not cluster.capable_nodes(ray, self.target):
+                    if pending and not cluster.capable_nodes(ray, self.target):
                         self.failed = f"no node of hardware class {hardware_class(self.target)} is left"
                         self._cancel(pending, results, self.failed)
                         break
@@ -132,20 +158,18 @@ class RayRunner:
                 try:
                     results[n] = ray.get(ready[0])
                 except ray.exceptions.RayTaskError as e:  # the task raised: a bug in kiln on that candidate
-                    results[n] = Lost(f"the task failed: {str(e).strip().splitlines()[-1]}")
+                    results[n] = Lost(f"its task failed: {str(e).strip().splitlines()[-1]}")
                 except ray.exceptions.RayError as e:  # its worker or node died
-                    if n in retried:
-                        results[n] = Lost(f"its worker died twice ({type(e).__name__})")
-                    else:
-                        retried.add(n)
-                        pending[submitters[n](True)] = n
+                    retry(n, f"its worker died ({type(e).__name__})")
         except (ConnectionError, ray.exceptions.RaySystemError, ray.exceptions.RpcError) as e:
             self.failed = f"the cluster went away ({type(e).__name__})"
             for n in pending.values():
                 results[n] = Lost(self.failed)
-        return results
+        return results, retried
 
     def _cancel(self, pending: dict[Any, int], results: list[Any], reason: str) -> None:
+        """Cancel every pending task (killing its worker: a hung task ignores a polite cancel); ``reason`` is
+        the result of each."""
         for ref, n in pending.items():
             self.ray.cancel(ref, force=True)
             results[n] = Lost(reason)

@@ -214,6 +214,8 @@ class Measured:
     worker: str = "local"
     outputs: list[np.ndarray] | None = None
     """Its outputs, when it was measured without a reference (the unoptimized kernel: it becomes one)."""
+    retried: str | None = None
+    """Why its task had to be run a second time (a worker died or hung), if it did."""
 
 
 def time_candidate(device: str, text: str, inputs: list[np.ndarray], reference: list[np.ndarray] | None,

@@ -133,7 +133,9 @@ class BeamSearch:
         self.best = math.inf
         self.name = kernel.sym_name.data
         self.lost: list[str] = []
-        """Why candidates were lost to faults (a dead or hung worker, a cluster gone): reported, not retried."""
+        """Why candidates were lost to faults (a dead or hung worker, a cluster gone): reported."""
+        self.retried: list[str] = []
+        """Why candidates' tasks were run a second time (they were measured then): reported."""
 
     def candidate(self, opts: tuple[Opt, ...]) -> Candidate | None:
         """The base kernel with ``opts`` applied, unless illegal or the same kernel as one seen before."""
@@ -190,7 +192,9 @@ class BeamSearch:
             if result.outputs is not None and self.reference is None:
                 self.reference = result.outputs
             if result.error is not None and result.error.startswith(measure.LOST):
-                self.lost.append(result.error)
+                self.lost.append(result.error.removeprefix(measure.LOST))
+            if result.retried is not None:
+                self.retried.append(result.retried)
             if math.isfinite(result.seconds):
                 c.seconds, c.worker = result.seconds, result.worker
                 done.append(c)
@@ -244,9 +248,17 @@ def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, bud
             if runner is None:
                 runner = make_runner(target, budget)
             search = BeamSearch(kernel, target, budget, runner, deadline, progress)
-            found = search.run()
-            if search.lost or runner.failed:
-                progress.report(lost_report(search.name, search.lost, runner.failed))
+            try:
+                found = search.run()
+            except OptError:
+                if not search.lost:
+                    raise
+                progress.report(fault_report(search, runner.failed) + "; kept the heuristic's opts")
+                heuristic_opts(kernel, target)
+                record(kernel)
+                continue
+            if search.lost or search.retried or runner.failed:
+                progress.report(fault_report(search, runner.failed))
             tuning_db.store(kernel, target, options, found)
             _replay(kernel, found.opts, target)
     finally:
@@ -267,11 +279,15 @@ def make_runner(target: TargetDescription, budget: SearchBudget) -> Runner:
     return measure.LocalRunner(target.name, budget.workers or usable_cores())
 
 
-def lost_report(name: str, lost: list[str], failed: str | None) -> str:
-    """One line saying what a search lost to faults, by reason."""
-    counts = Counter(reason.removeprefix(measure.LOST) for reason in lost)
-    parts = [f"{n} {reason}" for reason, n in counts.most_common()]
-    text = f"kernel-optimize: @{name}: {len(lost)} candidates lost" + (f" ({', '.join(parts)})" if parts else "")
+def fault_report(search: BeamSearch, failed: str | None) -> str:
+    """One line saying what a search lost to faults and what it ran twice, by reason."""
+
+    def counted(reasons: list[str]) -> str:
+        return ", ".join(f"{n} {reason}" for reason, n in Counter(reasons).most_common())
+
+    text = f"kernel-optimize: @{search.name}: {len(search.lost)} candidates lost"
+    text += f" ({counted(search.lost)})" if search.lost else ""
+    text += f"; {len(search.retried)} retried elsewhere ({counted(search.retried)})" if search.retried else ""
     return text + (f"; the search stopped early: {failed}" if failed else "")
 
 
