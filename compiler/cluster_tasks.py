@@ -41,13 +41,13 @@ def time_task(device: str, text: str, inputs: list[np.ndarray], reference: list[
     return result
 
 
-def compile_program_task(device: str, text: str, function: str) -> tuple[str, bytes] | str:
+def compile_program_task(device: str, text: str, function: str) -> tuple[str, bytes, str] | str:
     """Compile one function of a program for ``device``: (the compile cache's key digest, the whole cache entry
-    with its integrity header), or the error message."""
+    with its integrity header, this node), or the error message."""
     from kiln.compiler.driver import compile_entry
     from kiln.support.errors import KilnError
 
     try:
-        return compile_entry(text, function, device)
+        return (*compile_entry(text, function, device), node_name())
     except KilnError as e:
         return str(e)
