@@ -13,6 +13,7 @@ the ``ray start --resources`` JSON; ``kiln-tune --node-resources`` prints it on 
 from __future__ import annotations
 
 import os
+import socket
 from typing import Any
 
 from kiln.capabilities.description import TargetDescription
@@ -22,6 +23,8 @@ from kiln.support.errors import KilnError
 ADDRESS_VARIABLE = "KILN_RAY_ADDRESS"
 TIMING_RESOURCE = "kiln-timing"
 """One per node: a timing task holds it, so timings never run next to each other on one machine."""
+PROBE_TIMEOUT = 5.0
+"""Seconds to wait for a cluster's head to accept a connection."""
 SHARE = 0.001
 """The amount of the hardware-class resource a task asks for: any number of tasks fit on a node that has it;
 CPUs (one per compile) and the timing resource are what limit them."""
@@ -48,11 +51,23 @@ def connect(where: str) -> Any:
         ) from None
     if ray.is_initialized():
         return ray
+    _probe(where)
     try:
         ray.init(address=where, logging_level="ERROR", log_to_driver=False, configure_logging=False)
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise KilnError(f"cannot connect to the Ray cluster at '{where}': {str(e).splitlines()[0]}") from None
     return ray
+
+
+def _probe(where: str) -> None:
+    """Fail in seconds when nothing listens at a ``host:port`` address (Ray itself waits minutes for a GCS)."""
+    host, _, port = where.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" and other forms: Ray resolves them
+    try:
+        socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT).close()
+    except OSError as e:
+        raise KilnError(f"cannot connect to the Ray cluster at '{where}': {e.strerror or e}") from None
 
 
 def capable_nodes(ray: Any, target: TargetDescription) -> list[str]:

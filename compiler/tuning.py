@@ -47,6 +47,7 @@ def tune_kernel(kernel: KernelOp, target: TargetDescription, budget: SearchBudge
     start = time.monotonic()
     if (hit := tuning_db.lookup(kernel, target, options)) is not None:
         return KernelResult(name, "cached", hit, 0.0)
-    beam_search_module([kernel], target, budget)
+    searched = kernel.clone()  # the search applies the opts it found to it: look the entry up by the original
+    beam_search_module([searched], target, budget)
     found = tuning_db.lookup(kernel, target, options)
     return KernelResult(name, "tuned" if found else "heuristic", found, time.monotonic() - start)

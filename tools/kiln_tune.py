@@ -50,6 +50,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-per-kernel", type=float, default=20.0, metavar="S", help="search budget per kernel")
     p.add_argument("--time-total", type=float, default=3600.0, metavar="S", help="budget for the whole run")
     p.add_argument("--max-candidates", type=int, default=400, metavar="N", help="candidates per kernel at most")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="local processes compiling candidates (default 0: one per core)")
     p.add_argument("--compile-only", action="store_true",
                    help="compile every public function into this machine's compile cache instead of tuning")
     p.add_argument("--export", metavar="FILE", help="write this machine's tuning database to FILE")
@@ -92,7 +94,8 @@ def tune(args: argparse.Namespace) -> int:
     for path in args.files:
         for kernel in program_kernels(load(path), args.device):
             left = deadline - time.monotonic()
-            budget = SearchBudget(args.beam, args.time_per_kernel, max(0.0, left), args.max_candidates, cluster=args.cluster)
+            budget = SearchBudget(args.beam, args.time_per_kernel, max(0.0, left), args.max_candidates,
+                                  workers=args.workers, cluster=args.cluster)
             result = tune_kernel(kernel, target, budget)
             results.append((path, result))
             print(f"{TOOL}: {path} @{result.name}: {describe(result)}", file=sys.stderr, flush=True)

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -28,6 +27,7 @@ from kiln.dialects.kernel import KernelOp  # noqa: E402
 from kiln.passes.optimize import tuning_db  # noqa: E402
 from kiln.passes.optimize.space import applied  # noqa: E402
 from kiln.runtime.devices import device_available  # noqa: E402
+from kiln.support import cache  # noqa: E402
 
 CPU = get_target("cpu-llvm")
 pytestmark = pytest.mark.skipif(not device_available("cpu-llvm"), reason="needs the cpu-llvm device")
@@ -177,3 +177,58 @@ def test_without_a_cluster_ray_is_not_imported(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("False "), done.stdout
+
+
+def test_bulk_compile_on_the_cluster_lands_checked_in_this_machines_cache(ray_cluster, tmp_path, monkeypatch) -> None:
+    from kiln.compiler.bulk_compile import Job, compile_programs
+    from kiln.compiler.driver import PROGRAM_NAMESPACE, cache_key, device_pipeline
+
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))  # this machine's cache: empty, unlike the nodes'
+    program = """
+func.func @f(%x: !graph.tensor<8x8xf32>) -> !graph.tensor<8x8xf32> {
+  %0 = graph.OP %x : !graph.tensor<8x8xf32>
+  func.return %0 : !graph.tensor<8x8xf32>
+}
+"""
+    jobs = [Job(op, program.replace("OP", op), "f") for op in ("exp", "neg")]
+    outcomes = compile_programs(jobs, "cpu-llvm", ray_cluster.address)
+    assert [o.status for o in outcomes] == ["compiled", "compiled"], outcomes
+    nodes = {n["NodeID"][:8] for n in ray.nodes()}
+    assert all(o.where.split("/")[-1] in nodes for o in outcomes)
+    passes = device_pipeline("cpu-llvm")
+    assert all(cache.get(PROGRAM_NAMESPACE, cache_key(j.text, "f", "cpu-llvm", passes)) for j in jobs)
+    assert [o.status for o in compile_programs(jobs, "cpu-llvm", ray_cluster.address)] == ["cached", "cached"]
+
+
+@pytest.mark.cluster_slow
+def test_a_cluster_that_disappears_mid_search_leaves_a_valid_database(ray_cluster, tmp_path, monkeypatch, capsys) -> None:
+    """cpu-c's hardware class lives on one extra node only; removing it mid-search leaves no capable node."""
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    c = get_target("cpu-c")
+    if not device_available("cpu-c"):
+        pytest.skip("needs the cpu-c device (a C compiler)")
+    node = ray_cluster.add_node(num_cpus=1, resources=cluster.node_resources(c, cpus=1))
+    ray_cluster.wait_for_nodes()
+    removed: list[bool] = []
+
+    def remove_when_compiling() -> None:
+        deadline = time.monotonic() + 60
+        while not _ray_workers("compile_task") and time.monotonic() < deadline:
+            time.sleep(0.01)
+        ray_cluster.remove_node(node)
+        removed.append(True)
+
+    remover = threading.Thread(target=remove_when_compiling)
+    remover.start()
+    k = kernel()
+    try:
+        search.beam_search_module([k], c, budget(cluster=ray_cluster.address))
+    finally:
+        remover.join()
+    assert removed and applied(k) is not None
+    err = capsys.readouterr().err
+    assert "no node of hardware class kiln-hw-cpu-c" in err, err
+    # what it had was stored (re-timed here) or, if even the unoptimized kernel was lost, nothing: never junk
+    hit = tuning_db.lookup(kernel("x"), c, budget().options_key())
+    assert hit is None or (hit.seconds > 0 and hit.baseline > 0)
+    assert len(list(cache.entries(tuning_db.NAMESPACE))) == (hit is not None)
