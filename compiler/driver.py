@@ -122,6 +122,12 @@ def cache_key(function_name: str, device: str, parts: dict[str, str]) -> tuple[s
     return (function_name, device, *parts.values())
 
 
+def program_key(text: str, function_name: str, device: str, passes: list[ModulePass]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The compile cache's key of ``function_name`` in ``text`` on ``device``, and its named parts."""
+    parts = key_parts(text, device, pipeline_text(passes))
+    return cache_key(function_name, device, parts), parts
+
+
 def compile_program(module: Any, function_name: str, device: str, explain: Explain | None = None) -> ProgramSpec:
     """The program for ``function_name`` on ``device``: from the compile cache, else lowered and stored there.
 
@@ -129,8 +135,8 @@ def compile_program(module: Any, function_name: str, device: str, explain: Expla
     """
     text = module if isinstance(module, str) else str(module)
     passes = device_pipeline(device)
-    parts = key_parts(text, device, pipeline_text(passes))
-    key, index = cache_key(function_name, device, parts), f"{device}:{function_name}"
+    key, parts = program_key(text, function_name, device, passes)
+    index = f"{device}:{function_name}"
     if (hit := cache.get(PROGRAM_NAMESPACE, key)) is not None:
         remember(index, parts)
         if explain is not None:
@@ -143,6 +149,15 @@ def compile_program(module: Any, function_name: str, device: str, explain: Expla
     if explain is not None:
         explain(f"@{function_name} for {device}: compiled ({reason})")
     return spec
+
+
+def compile_entry(module: Any, function_name: str, device: str) -> tuple[str, bytes]:
+    """Compile like ``compile_program`` and return its compile-cache entry, integrity header included, with the
+    key's digest: what a cluster node sends back to the machine that asked (``cache.put_entry`` checks it)."""
+    text = module if isinstance(module, str) else str(module)
+    key, _ = program_key(text, function_name, device, device_pipeline(device))
+    spec = compile_program(text, function_name, device)
+    return cache.cache_key(key), cache.wrap(spec.to_json().encode())
 
 
 def compile(  # noqa: A001

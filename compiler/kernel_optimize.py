@@ -17,6 +17,7 @@ class KernelOptimize(kernel_optimize.KernelOptimize):
 
     def beam_search(self, kernels: list[KernelOp], target: TargetDescription) -> None:
         budget = SearchBudget(
-            self.beam_width, self.time_per_kernel, self.time_total, self.max_candidates, self.min_progress, self.workers
+            self.beam_width, self.time_per_kernel, self.time_total, self.max_candidates, self.min_progress, self.workers,
+            self.cluster,
         )
         beam_search_module(kernels, target, budget)

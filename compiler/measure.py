@@ -31,8 +31,13 @@ from kiln.support.errors import KilnError
 
 FUNCTION = "tune"
 SKIPPED = "time budget spent"
+LOST = "lost: "
+"""The prefix of a ``Measured.error`` for a candidate lost to a fault (a worker killed or hung, a cluster
+gone), not to the candidate itself; the rest of the message is the reason."""
 FLUSH_BYTES = 64 << 20
 """Bytes written between timed runs: twice this machine's 32 MiB L3, so no run starts with warm data."""
+RTOL = 1e-3
+"""Relative tolerance (of the largest output magnitude) for a candidate's outputs; float sums may reorder."""
 MAX_ELEMENTS = 1 << 24
 """Symbolic dims are bound so no buffer exceeds this many elements (their upper bound when it fits)."""
 
@@ -96,7 +101,7 @@ def random_inputs(kernel: K.KernelOp, seed: int = 0) -> list[np.ndarray]:
 # compiling in workers
 
 
-def _compile_in_worker(device: str, text: str) -> str | None:
+def compile_candidate(device: str, text: str) -> str | None:
     """Compile one candidate (filling the caches); the error message when it does not compile."""
     from kiln.compiler.driver import compile
 
@@ -121,7 +126,7 @@ class Compiler:
         """Compile every text; per text None (compiled) or the error. Compiles not started by ``deadline``
         (a ``time.monotonic()`` value) are skipped, with the error "time budget spent"."""
         if self.workers <= 1 or len(texts) <= 1:
-            return [_compile_in_worker(self.device, t) if time.monotonic() < deadline else SKIPPED for t in texts]
+            return [compile_candidate(self.device, t) if time.monotonic() < deadline else SKIPPED for t in texts]
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
         results: list[str | None] = [SKIPPED] * len(texts)
@@ -133,7 +138,7 @@ class Compiler:
                     results[running.pop(future)] = future.result()
             if time.monotonic() > deadline:
                 break
-            running[self._pool.submit(_compile_in_worker, self.device, text)] = n
+            running[self._pool.submit(compile_candidate, self.device, text)] = n
         for future in as_completed(running):
             results[running[future]] = future.result()
         return results
@@ -183,3 +188,75 @@ def load(device: str, text: str, inputs: list[np.ndarray]) -> Callable[[], objec
     run = compile(text, FUNCTION, device)
     run(*inputs)  # warm up: first-call allocations, page faults
     return lambda: run(*inputs)
+
+
+def outputs_agree(outputs: object, reference: list[np.ndarray]) -> bool:
+    """Whether a candidate's outputs are the unoptimized kernel's (``RTOL`` of the output's magnitude for
+    floats, whose sums may be reordered; exact for integers): a guard against miscompiles."""
+    got = [np.asarray(o) for o in outputs]  # type: ignore[attr-defined]
+    for g, want in zip(got, reference):
+        if g.dtype.kind in "fcV":
+            g64, w64 = g.astype(np.float64), want.astype(np.float64)
+            scale = np.nanmax(np.abs(w64), initial=0.0, where=np.isfinite(w64))
+            if not np.allclose(g64, w64, rtol=RTOL, atol=RTOL * max(scale, 1.0), equal_nan=True):
+                return False
+        elif not np.array_equal(g, want):
+            return False
+    return True
+
+
+@dataclass
+class Measured:
+    """One candidate's measurement: ``seconds`` is infinite when it did not count (``error`` says why)."""
+
+    seconds: float = math.inf
+    error: str | None = None
+    worker: str = "local"
+    outputs: list[np.ndarray] | None = None
+    """Its outputs, when it was measured without a reference (the unoptimized kernel: it becomes one)."""
+    retried: str | None = None
+    """Why its task had to be run a second time (a worker died or hung), if it did."""
+
+
+def time_candidate(device: str, text: str, inputs: list[np.ndarray], reference: list[np.ndarray] | None,
+                   timer: Timer, best: float) -> Measured:
+    """Load a compiled candidate, check its outputs against ``reference`` and time it (where it runs: this
+    process, or a cluster worker)."""
+    try:
+        call = load(device, text, inputs)
+    except KilnError as e:
+        return Measured(error=str(e))
+    outputs = call()
+    if reference is not None and not outputs_agree(outputs, reference):
+        return Measured(error="its outputs differ from the unoptimized kernel's")
+    kept = None if reference is not None else [np.asarray(o) for o in outputs]  # type: ignore[attr-defined]
+    return Measured(timer.time(call, best), outputs=kept)
+
+
+class LocalRunner:
+    """Measures candidates on this machine: compiled in parallel worker processes, then timed here one at a
+    time while the workers are idle."""
+
+    failed = None
+    """Never set: this machine does not go away during a search (see ``cluster_runner.RayRunner``)."""
+
+    def __init__(self, device: str, workers: int, timer: Timer | None = None):
+        self.device = device
+        self.compiler, self.timer = Compiler(device, workers), timer or Timer()
+
+    def measure(self, texts: Sequence[str], inputs: list[np.ndarray], reference: list[np.ndarray] | None,
+                best: float, deadline: float) -> list[Measured]:
+        """One ``Measured`` per text. Compiles not started, and timings not started, by ``deadline`` are
+        skipped."""
+        errors = self.compiler.compile_all(texts, deadline)
+        out = []
+        for text, error in zip(texts, errors):
+            if error is not None or time.monotonic() > deadline:
+                out.append(Measured(error=error or SKIPPED))
+                continue
+            out.append(result := time_candidate(self.device, text, inputs, reference, self.timer, best))
+            best = min(best, result.seconds)
+        return out
+
+    def close(self) -> None:
+        self.compiler.close()

@@ -4,8 +4,10 @@ For each kernel: a tuning-database hit replays the stored opts (no search). Othe
 the unoptimized kernel and the heuristic's choice, and each round extends every member of the beam by every
 legal action (``actions``), drops candidates that are the same kernel as one seen before, ranks the rest by
 the static estimate (``cost``) and keeps the most promising ``ROUND_FACTOR * beam_width``; those are compiled
-in parallel worker processes, then timed one after another (``measure``). A candidate whose outputs differ
-from the unoptimized kernel's is rejected (a guard against miscompiles). The best ``beam_width`` go on.
+in parallel worker processes, then timed one after another (``measure.LocalRunner``), or, when a Ray cluster
+is configured, compiled and timed as cluster tasks (``cluster_runner``; the winner is then re-timed here before
+it is stored). A candidate whose outputs differ from the unoptimized kernel's is rejected (a guard against
+miscompiles). The best ``beam_width`` go on.
 
 It stops when a round improves the best time by less than ``min_progress`` (a fraction), when the kernel's
 or the module's time budget is spent, or when ``max_candidates`` have been tried. The best sequence found is
@@ -22,7 +24,10 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -34,13 +39,10 @@ from kiln.passes.optimize.heuristic import heuristic_opts, linearizer_supports
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
 from kiln.passes.optimize.space import record
 from kiln.capabilities.tensor_cores import tensor_cores
-from kiln.support.errors import KilnError
 from kiln.capabilities.description import TargetDescription, usable_cores
 
 ROUND_FACTOR = 6
 """Candidates compiled and timed per round, per beam member."""
-RTOL = 1e-3
-"""Relative tolerance (of the largest output magnitude) for a candidate's outputs; float sums may reorder."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,9 @@ class SearchBudget:
     max_candidates: int = 400
     min_progress: float = 0.02
     workers: int = 0
+    cluster: str = ""
+    """A Ray cluster's address to measure candidates on (``auto``, ``host:port``, ``ray://host:port``); empty:
+    ``$KILN_RAY_ADDRESS``, and without it this machine alone."""
 
     def options_key(self) -> str:
         """The options that shape the result (the tuning database key); time budgets are not among them."""
@@ -81,6 +86,7 @@ class Candidate:
     opts: tuple[Opt, ...]
     kernel: K.KernelOp
     seconds: float = math.inf
+    worker: str = "local"
 
 
 @dataclass
@@ -113,11 +119,24 @@ class Progress:
             sys.stderr.flush()
 
 
+class Runner(Protocol):
+    """Compiles and times candidates: ``measure.LocalRunner`` on this machine, ``cluster_runner.RayRunner`` on
+    a Ray cluster. ``failed`` says why the runner can measure nothing more (a cluster that went away)."""
+
+    device: str
+    failed: str | None
+
+    def measure(self, texts: Sequence[str], inputs: list[np.ndarray], reference: list[np.ndarray] | None,
+                best: float, deadline: float) -> list[measure.Measured]: ...
+
+    def close(self) -> None: ...
+
+
 class BeamSearch:
-    def __init__(self, kernel: K.KernelOp, target: TargetDescription, budget: SearchBudget, compiler: measure.Compiler,
-                 timer: measure.Timer, deadline: float, progress: Progress):
+    def __init__(self, kernel: K.KernelOp, target: TargetDescription, budget: SearchBudget, runner: Runner,
+                 deadline: float, progress: Progress):
         self.base, self.target, self.budget = kernel.clone(), target, budget
-        self.compiler, self.timer, self.progress = compiler, timer, progress
+        self.runner, self.progress = runner, progress
         self.deadline = min(deadline, time.monotonic() + budget.time_per_kernel)
         self.inputs = measure.random_inputs(kernel)
         self.actions = actions(target)
@@ -128,6 +147,10 @@ class BeamSearch:
         self.heuristic = math.inf
         """The heuristic's choice's time, which the summary compares the result with."""
         self.name = kernel.sym_name.data
+        self.lost: list[str] = []
+        """Why candidates were lost to faults (a dead or hung worker, a cluster gone): reported."""
+        self.retried: list[str] = []
+        """Why candidates' tasks were run a second time (they were measured then): reported."""
 
     def candidate(self, opts: tuple[Opt, ...]) -> Candidate | None:
         """The base kernel with ``opts`` applied, unless illegal or the same kernel as one seen before."""
@@ -146,17 +169,17 @@ class BeamSearch:
     def run(self) -> tuning_db.Tuning:
         baseline = self.candidate(())
         assert baseline is not None
-        seeds = [baseline]
+        seeds = self.measure([baseline], "baseline", math.inf)
+        if not seeds:
+            raise OptError(f"the unoptimized kernel @{self.name} does not run: nothing to compare candidates with")
         heuristic = self.base.clone()
         if (found := self.candidate(tuple(heuristic_opts(heuristic, self.target)))) is not None:
-            seeds.append(found)
-        beam = self.measure(seeds, "seeds", math.inf)
-        if not beam:
-            raise OptError(f"the unoptimized kernel @{self.name} does not run: nothing to compare candidates with")
-        self.heuristic = seeds[-1].seconds  # the unoptimized kernel's, when the heuristic chose no opts
+            seeds += self.measure([found], "heuristic", math.inf)
+        self.heuristic = found.seconds if found is not None else seeds[0].seconds  # no opts: the unoptimized time
+        beam = sorted(seeds, key=lambda c: c.seconds)
         best = beam[0]
         round_ = 0
-        while self.tried < self.budget.max_candidates and time.monotonic() < self.deadline:
+        while self.tried < self.budget.max_candidates and time.monotonic() < self.deadline and not self.runner.failed:
             round_ += 1
             grown = [c for m in beam for a in self.actions if (c := self.candidate((*m.opts, a))) is not None]
             if not grown:
@@ -174,33 +197,48 @@ class BeamSearch:
             best = beam[0]
             if not improved:
                 break
-        return tuning_db.Tuning(list(best.opts), best.seconds, baseline.seconds)
+        if not isinstance(self.runner, measure.LocalRunner):
+            best, baseline = self.confirm_locally(beam, baseline)
+        return tuning_db.Tuning(list(best.opts), best.seconds, baseline.seconds, best.worker)
 
     def measure(self, candidates: list[Candidate], stage: str, deadline: float) -> list[Candidate]:
-        """Compile (in parallel) and time ``candidates``; the ones that ran correctly, fastest first. Compiles
-        not started by ``deadline`` are skipped (the seeds, timed first, are never skipped)."""
+        """Compile and time ``candidates``; the ones that ran correctly, fastest first. Compiles not started by
+        ``deadline`` are skipped (the seeds are measured with no deadline)."""
         ready = [(c, text) for c in candidates if (text := self._timing_module(c))]
-        self.progress.show(f"kernel-optimize: @{self.name} {stage}: compiling {len(ready)} candidates")
-        errors = self.compiler.compile_all([text for _, text in ready], deadline)
-        compiled = [(c, text) for (c, text), error in zip(ready, errors) if error is None]
+        self.progress.show(f"kernel-optimize: @{self.name} {stage}: measuring {len(ready)} candidates")
+        results = self.runner.measure([text for _, text in ready], self.inputs, self.reference, self.best, deadline)
         self.tried += len(candidates)
         done = []
-        for n, (c, text) in enumerate(compiled):
-            if time.monotonic() > self.deadline and self.reference is not None:
-                break
-            try:
-                call = measure.load(self.compiler.device, text, self.inputs)
-            except KilnError:
-                continue
-            if not self._correct(call()):
-                continue
-            c.seconds = self.timer.time(call, self.best)
-            self.best = min(self.best, c.seconds)
-            done.append(c)
-            self.progress.show(
-                f"kernel-optimize: @{self.name} {stage}: timed {n + 1}/{len(compiled)}, best {self.best * 1e3:.3f} ms"
-            )
+        for (c, _), result in zip(ready, results):
+            if result.outputs is not None and self.reference is None:
+                self.reference = result.outputs
+            if result.error is not None and result.error.startswith(measure.LOST):
+                self.lost.append(result.error.removeprefix(measure.LOST))
+            if result.retried is not None:
+                self.retried.append(result.retried)
+            if math.isfinite(result.seconds):
+                c.seconds, c.worker = result.seconds, result.worker
+                done.append(c)
+        self.best = min([self.best, *(c.seconds for c in done)])
+        self.progress.show(
+            f"kernel-optimize: @{self.name} {stage}: timed {len(done)}/{len(ready)}, best {self.best * 1e3:.3f} ms"
+        )
         return sorted(done, key=lambda c: c.seconds)
+
+    def confirm_locally(self, beam: list[Candidate], baseline: Candidate) -> tuple[Candidate, Candidate]:
+        """Re-time the unoptimized kernel and the final beam (measured on the cluster) here; the fastest here
+        wins. A remote time is trusted only as a ranking: the tuning database stores what this machine
+        measured."""
+        local = measure.LocalRunner(self.target.name, 1)
+        try:
+            base = local.measure([measure.timing_module(baseline.kernel)], self.inputs, None, math.inf, math.inf)[0]
+            texts = [measure.timing_module(c.kernel) for c in beam]
+            results = local.measure(texts, self.inputs, base.outputs, math.inf, math.inf)
+        finally:
+            local.close()
+        mine = Candidate(baseline.opts, baseline.kernel, base.seconds, "local")
+        timed = [Candidate(c.opts, c.kernel, r.seconds, c.worker) for c, r in zip(beam, results)]
+        return min([*timed, mine], key=lambda c: c.seconds), mine
 
     @staticmethod
     def _timing_module(c: Candidate) -> str:
@@ -209,22 +247,6 @@ class BeamSearch:
         except OptError:
             return ""
 
-    def _correct(self, outputs: object) -> bool:
-        """The first candidate run (the unoptimized kernel) is the reference; the others must agree with it."""
-        got = [np.asarray(o) for o in outputs]  # type: ignore[attr-defined]
-        if self.reference is None:
-            self.reference = got
-            return True
-        for g, want in zip(got, self.reference):
-            if g.dtype.kind in "fcV":
-                g64, w64 = g.astype(np.float64), want.astype(np.float64)
-                scale = np.nanmax(np.abs(w64), initial=0.0, where=np.isfinite(w64))
-                if not np.allclose(g64, w64, rtol=RTOL, atol=RTOL * max(scale, 1.0), equal_nan=True):
-                    return False
-            elif not np.array_equal(g, want):
-                return False
-        return True
-
 
 def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, budget: SearchBudget) -> None:
     """Optimize each kernel with its tuning-database entry, or by a beam search (then stored)."""
@@ -232,8 +254,7 @@ def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, bud
 
     deadline = time.monotonic() + budget.time_total
     options = budget.options_key()
-    compiler: measure.Compiler | None = None
-    timer: measure.Timer | None = None
+    runner: Runner | None = None
     progress = Progress()
     try:
         for kernel in kernels:
@@ -249,11 +270,21 @@ def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, bud
                 record(kernel)
                 progress.line(f"{name}: the heuristic's {_opts(chosen)} (the search's time-total was spent)")
                 continue
-            if compiler is None or timer is None:
-                compiler, timer = measure.Compiler(target.name, budget.workers or usable_cores()), measure.Timer()
+            if runner is None:
+                runner = make_runner(target, budget)
             started = time.monotonic()
-            search = BeamSearch(kernel, target, budget, compiler, timer, deadline, progress)
-            found = search.run()
+            search = BeamSearch(kernel, target, budget, runner, deadline, progress)
+            try:
+                found = search.run()
+            except OptError:
+                if not search.lost:
+                    raise
+                progress.line(fault_report(search, runner.failed) + "; kept the heuristic's opts")
+                heuristic_opts(kernel, target)
+                record(kernel)
+                continue
+            if search.lost or search.retried or runner.failed:
+                progress.line(fault_report(search, runner.failed))
             tuning_db.store(kernel, target, options, found)
             _replay(kernel, found.opts, target)
             h, spent = search.heuristic, time.monotonic() - started
@@ -262,8 +293,32 @@ def beam_search_module(kernels: list[K.KernelOp], target: TargetDescription, bud
                           f"candidates in {spent:.1f} s)")
     finally:
         progress.done()
-        if compiler is not None:
-            compiler.close()
+        if runner is not None:
+            runner.close()
+
+
+def make_runner(target: TargetDescription, budget: SearchBudget) -> Runner:
+    """The cluster's runner when an address is configured (``cluster`` or ``$KILN_RAY_ADDRESS``), else the
+    local one; ``ray`` is imported only in the first case."""
+    from kiln.compiler import cluster
+
+    if (address := cluster.address(budget.cluster)) is not None:
+        from kiln.compiler.cluster_runner import RayRunner
+
+        return RayRunner(address, target, task_timeout=budget.time_per_kernel)
+    return measure.LocalRunner(target.name, budget.workers or usable_cores())
+
+
+def fault_report(search: BeamSearch, failed: str | None) -> str:
+    """One line saying what a search lost to faults and what it ran twice, by reason."""
+
+    def counted(reasons: list[str]) -> str:
+        return ", ".join(f"{n} {reason}" for reason, n in Counter(reasons).most_common())
+
+    text = f"kernel-optimize: @{search.name}: {len(search.lost)} candidates lost"
+    text += f" ({counted(search.lost)})" if search.lost else ""
+    text += f"; {len(search.retried)} retried elsewhere ({counted(search.retried)})" if search.retried else ""
+    return text + (f"; the search stopped early: {failed}" if failed else "")
 
 
 def _opts(opts: list[Opt]) -> str:

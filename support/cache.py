@@ -45,6 +45,7 @@ KeyPart = str | bytes | int
 _MAGIC = b"KILNC\x01\n\x00"
 _HEADER = struct.Struct("<8s32sQ")  # magic, sha256(payload), len(payload)
 _NAMESPACE = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 _NOT_CODE = {"test", "bench", "examples", "docs", "build", "kiln.egg-info"}  # folders skipped by code_fingerprint
 _INDEX_SUFFIX = "-index"
 EVICT_GRACE_SECONDS = 60.0
@@ -77,6 +78,12 @@ def path_for(namespace: str, key_parts: Iterable[KeyPart], suffix: str = "") -> 
 
     The parent folder is created. The caller writes it atomically (``atomic_write`` or a temp file + os.replace).
     """
+    folder = _folder(namespace)
+    return None if folder is None else folder / (cache_key(key_parts) + suffix)
+
+
+def _folder(namespace: str) -> Path | None:
+    """The namespace's folder, created; None when the cache is off or the folder cannot be made."""
     root = cache_dir()
     if root is None:
         return None
@@ -87,7 +94,7 @@ def path_for(namespace: str, key_parts: Iterable[KeyPart], suffix: str = "") -> 
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    return folder / (cache_key(key_parts) + suffix)
+    return folder
 
 
 def get(namespace: str, key_parts: Iterable[KeyPart]) -> bytes | None:
@@ -109,15 +116,48 @@ def get(namespace: str, key_parts: Iterable[KeyPart]) -> bytes | None:
 
 def put(namespace: str, key_parts: Iterable[KeyPart], data: bytes) -> None:
     """Store ``data`` under the key (atomically); does nothing when the cache is off or not writable."""
-    path = path_for(namespace, key_parts, ".bin")
-    if path is None:
+    put_entry(namespace, cache_key(key_parts), wrap(data))
+
+
+def wrap(data: bytes) -> bytes:
+    """``data`` as a cache entry: the integrity header, then the payload (what ``put`` writes, what another
+    machine's cache can check with ``put_entry``)."""
+    return _HEADER.pack(_MAGIC, hashlib.sha256(data).digest(), len(data)) + data
+
+
+def entry(namespace: str, key_parts: Iterable[KeyPart]) -> bytes | None:
+    """The whole entry (header and payload) stored under the key, checked; None when absent or corrupt. For
+    shipping an artifact to another machine, which checks it again on arrival (``put_entry``)."""
+    payload = get(namespace, key_parts)
+    return None if payload is None else wrap(payload)
+
+
+def put_entry(namespace: str, digest: str, raw: bytes) -> bool:
+    """Store a whole entry (``wrap``'s output, e.g. received from another machine) under the key digest
+    ``cache_key`` gave; False, storing nothing, when its integrity header does not match its payload."""
+    if _unwrap(raw) is None or not _DIGEST.fullmatch(digest):
+        return False
+    if (folder := _folder(namespace)) is not None:
+        try:
+            atomic_write(folder / (digest + ".bin"), raw)
+        except OSError:
+            return True
+        evict()
+    return True
+
+
+def payloads(namespace: str) -> Iterator[tuple[str, bytes]]:
+    """(key digest, payload) of every valid entry of ``namespace`` (corrupt ones are skipped): for exporting."""
+    folder = _folder(namespace)
+    if folder is None:
         return
-    digest = hashlib.sha256(data).digest()
-    try:
-        atomic_write(path, _HEADER.pack(_MAGIC, digest, len(data)) + data)
-    except OSError:
-        return
-    evict()
+    for path in sorted(folder.glob("*.bin")):
+        try:
+            payload = _unwrap(path.read_bytes())
+        except OSError:
+            continue
+        if payload is not None:
+            yield path.stem, payload
 
 
 def touch(path: Path) -> None:

@@ -63,7 +63,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     """kiln-run's logic: returns the exit status, raises UserError for bad input (see `run_tool`)."""
     args = build_arg_parser().parse_args(argv)
     filename, text = read_source(args.file)
-    module = _load_module(filename, text)
+    module = load_module(filename, text)
     func = select_function(module, args.function)
     inputs, results = signature(func)
     output_paths = _output_paths(args.output, results)
@@ -88,7 +88,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _load_module(filename: str, text: str) -> ModuleOp:
+def load_module(filename: str, text: str) -> ModuleOp:
+    """The parsed and verified module of a source file; bad IR is a located UserError."""
     try:
         module = parse_chunk(registry.make_context(), Chunk(text), filename)
     except ParseError as e:

@@ -62,6 +62,9 @@ class KernelOptimize(ModulePass):
     """A search round must make the best time this fraction faster, or the search of that kernel stops."""
     workers: int = 0
     """Processes compiling candidates (0: one per core)."""
+    cluster: str = ""
+    """A Ray cluster to compile and time candidates on (``auto``, ``host:port``, ``ray://host:port``); empty:
+    ``$KILN_RAY_ADDRESS``, else this machine. docs/distributed.md."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         before = _opts_applied(op)

@@ -95,3 +95,17 @@ def test_unwritable_cache_is_skipped(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 def test_code_fingerprint_is_stable_hex() -> None:
     fp = cache.code_fingerprint()
     assert fp == cache.code_fingerprint() and len(fp) == 64 and int(fp, 16) >= 0
+
+
+def test_an_entry_shipped_from_another_machine_is_checked_on_arrival(cache_dir: Path) -> None:
+    cache.put("program", ["k"], b"compiled")
+    raw = cache.entry("program", ["k"])
+    assert raw is not None and raw.endswith(b"compiled")
+    digest = cache.cache_key(["k"])
+    damaged = raw[:-1] + b"D"
+    assert not cache.put_entry("program", cache.cache_key(["other"]), damaged)
+    assert cache.get("program", ["other"]) is None
+    assert not cache.put_entry("program", "../escape", raw)
+    assert cache.put_entry("program", cache.cache_key(["copy"]), raw)
+    assert cache.get("program", ["copy"]) == b"compiled"
+    assert dict(cache.payloads("program")) == {digest: b"compiled", cache.cache_key(["copy"]): b"compiled"}
