@@ -33,7 +33,7 @@ from kiln.passes.optimize import tuning_db
 from kiln.passes.optimize.opts import format_opts
 from kiln.support.errors import KilnError
 from kiln.support.source import read_source
-from kiln.tools.errors import ArgumentParser, UserError, run_tool
+from kiln.support.cli import ArgumentParser, UserError, run_tool
 from kiln.tools.kiln_run import load_module
 
 TOOL = "kiln-tune"

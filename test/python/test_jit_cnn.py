@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_tensor_cases import require
+from tensor_cases import require
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "jit_cnn.py"
 spec = importlib.util.spec_from_file_location("jit_cnn", EXAMPLE)

@@ -12,7 +12,7 @@ import pytest
 
 from kiln import Tensor
 from kiln.support.errors import CompileError, InputError
-from test_tensor_cases import require
+from tensor_cases import require
 
 D = "webgpu"
 
