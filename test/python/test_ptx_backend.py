@@ -148,7 +148,8 @@ def test_f64_transcendentals_need_uop_decompose(kind: str) -> None:
 @pytest.mark.parametrize("kind", sorted(k for k in ALU_OPS if not CUDA.is_native(k)))
 def test_ops_the_target_decomposes_are_a_diagnostic(kind: str) -> None:
     operands = ", ".join(f"%a{k}" for k in range(ALU_OPS[kind].arity))
-    message = _lowering_error(elementwise("k", ["f32"] * ALU_OPS[kind].arity, "f32", f"  %r = uop.{kind} {operands} : f32"))
+    output = "i1" if ALU_OPS[kind].returns_bool else "f32"
+    message = _lowering_error(elementwise("k", ["f32"] * ALU_OPS[kind].arity, output, f"  %r = uop.{kind} {operands} : f32"))
     assert message.startswith(f"uop.{kind} on f32 cannot be lowered to PTX: ")
     assert "uop-decompose{target=cuda}" in message
 
