@@ -41,10 +41,13 @@ def target_emitter(name: str, triple: str | None) -> Emitter | None:
 
 
 def _emit_at_level(name: str, emit: Emitter, module: ModuleOp) -> str:
+    """The emitter's output; its own located errors (an op of a level above, say) come first, and a module it
+    printed nothing of is the error naming the pipeline."""
+    text = emit(module)
     dialect, pipeline = LEVELS[name]
     if not any(op.name.startswith(dialect + ".") for op in module.walk()):
         raise UserError(f"-t {name} needs a module at the {dialect} level; run -p {pipeline} first")
-    return emit(module)
+    return text
 
 
 def _llvm_with_triple(triple: str | None) -> Emitter:
