@@ -671,8 +671,12 @@ class Tensor:
         """numpy ``var``: mean squared deviation, divided by (count - ddof)."""
         x = self._float()
         centered = x - x.mean(axis, keepdims=True)
-        count = math.prod(self._node.shape[a] for a in normalize_axes(axis, self.ndim))  # type: ignore[misc]
-        return (centered * centered).sum(axis, keepdims) / max(count - ddof, 0)
+        if ddof == 0:  # graph.mean divides by the count, symbolic dims included
+            return (centered * centered).mean(axis, keepdims)
+        dims = [self._node.shape[a] for a in normalize_axes(axis, self.ndim)]
+        if not all(isinstance(d, int) for d in dims):
+            raise TraceError(f"var/std with ddof={ddof} over a symbolic dim {dims} is not supported (use ddof=0)")
+        return (centered * centered).sum(axis, keepdims) / max(math.prod(dims) - ddof, 0)  # type: ignore[arg-type]
 
     def std(self, axis: Axes = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
         return self.var(axis, keepdims, ddof).sqrt()

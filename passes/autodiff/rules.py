@@ -101,7 +101,17 @@ UNARY_RULES: dict[str, Rule] = {
     "sigmoid": _unary(lambda b, x, y, g: b.mul(g, b.mul(y, b.sub(b.scalar(1, y), y)))),
     "gelu": _unary(_gelu),
     "erf": _unary(lambda b, x, y, g: b.mul(g, b.scale(b.op("exp", b.neg(b.mul(x, x))), 2 / math.sqrt(math.pi)))),
-    **{name: no_gradient for name in ("sign", "trunc", "floor", "ceil", "not")},
+    "erfc": _unary(lambda b, x, y, g: b.mul(g, b.scale(b.op("exp", b.neg(b.mul(x, x))), -2 / math.sqrt(math.pi)))),
+    "tan": _unary(lambda b, x, y, g: b.mul(g, b.add(b.scalar(1, y), b.mul(y, y)))),
+    "asin": _unary(lambda b, x, y, g: b.div(g, b.op("sqrt", b.sub(b.scalar(1, x), b.mul(x, x))))),
+    "acos": _unary(lambda b, x, y, g: b.neg(b.div(g, b.op("sqrt", b.sub(b.scalar(1, x), b.mul(x, x)))))),
+    "atan": _unary(lambda b, x, y, g: b.div(g, b.add(b.scalar(1, x), b.mul(x, x)))),
+    "sinh": _unary(lambda b, x, y, g: b.mul(g, b.op("cosh", x))),
+    "cosh": _unary(lambda b, x, y, g: b.mul(g, b.op("sinh", x))),
+    "asinh": _unary(lambda b, x, y, g: b.div(g, b.op("sqrt", b.add(b.mul(x, x), b.scalar(1, x))))),
+    "acosh": _unary(lambda b, x, y, g: b.div(g, b.op("sqrt", b.sub(b.mul(x, x), b.scalar(1, x))))),
+    "atanh": _unary(lambda b, x, y, g: b.div(g, b.sub(b.scalar(1, x), b.mul(x, x)))),
+    **{name: no_gradient for name in ("sign", "trunc", "floor", "ceil", "round", "not", "isnan", "isinf")},
 }
 
 

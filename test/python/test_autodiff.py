@@ -69,7 +69,13 @@ UNARY = {
     "log2": (Tensor.log2, lambda s, seed=1: data(s, seed, 0.5, 3)), "sin": (Tensor.sin, data), "cos": (Tensor.cos, data),
     "sqrt": (Tensor.sqrt, lambda s, seed=1: data(s, seed, 0.5, 3)), "rsqrt": (Tensor.rsqrt, lambda s, seed=1: data(s, seed, 0.5, 3)),
     "reciprocal": (Tensor.reciprocal, away_from_zero), "tanh": (Tensor.tanh, data), "sigmoid": (Tensor.sigmoid, data),
-    "gelu": (Tensor.gelu, data), "erf": (Tensor.erf, data),
+    "gelu": (Tensor.gelu, data), "erf": (Tensor.erf, data), "erfc": (Tensor.erfc, data),
+    "tan": (Tensor.tan, lambda s, seed=1: data(s, seed, -1.2, 1.2)), "atan": (Tensor.atan, data),
+    "asin": (Tensor.asin, lambda s, seed=1: data(s, seed, -0.9, 0.9)),
+    "acos": (Tensor.acos, lambda s, seed=1: data(s, seed, -0.9, 0.9)),
+    "sinh": (Tensor.sinh, data), "cosh": (Tensor.cosh, data), "asinh": (Tensor.asinh, data),
+    "acosh": (Tensor.acosh, lambda s, seed=1: data(s, seed, 1.2, 3)),
+    "atanh": (Tensor.atanh, lambda s, seed=1: data(s, seed, -0.9, 0.9)),
 }
 
 

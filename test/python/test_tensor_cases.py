@@ -15,6 +15,10 @@ from tensor_cases import CASES, CASES_BY_NAME
 TESTED_ELSEWHERE = {
     "numpy", "item", "tolist", "realize", "to", "to_mlir", "rand", "randn", "dtype", "shape", "ndim", "device",
     "full_like", "ones_like", "zeros", "ones", "full",
+    # constructors, sizes and interop: test_tensor_api.py, test_interop.py
+    "empty", "eye", "linspace", "uniform", "randint", "from_numpy", "numel", "size",
+    # gradients and in-place updates: test_autodiff.py, test_tensor_api.py
+    "requires_grad", "requires_grad_", "grad", "backward", "detach", "assign",
 }
 """Public Tensor members covered by dedicated tests (values, devices, randomness) rather than this table."""
 

@@ -20,7 +20,7 @@
 // CHECK-NEXT:    %[[ONE2:.*]] = wgsl.literal 1.000000e+00 : f32
 // CHECK-NEXT:    %recip = wgsl.binary "/" %[[ONE2]], %a : f32
 // CHECK-NEXT:    %neg = wgsl.unary "-" %a : f32
-// CHECK-NEXT:    %tanh = wgsl.call @tanh(%a) : (f32) -> f32
+// CHECK-NEXT:    %cosh = wgsl.call @cosh(%a) : (f32) -> f32
 // CHECK-NEXT:    %fma = wgsl.call @fma(%a, %b, %a) : (f32, f32, f32) -> f32
 // CHECK-NEXT:    %sel = wgsl.select %lt, %a, %b : f32
 uop.kernel @floats attributes {local_size = [1 : i64, 1 : i64, 1 : i64]} {
@@ -39,7 +39,7 @@ uop.kernel @floats attributes {local_size = [1 : i64, 1 : i64, 1 : i64]} {
   %rsqrt = uop.rsqrt %a : f32
   %recip = uop.recip %a : f32
   %neg = uop.neg %a : f32
-  %tanh = uop.tanh %a : f32
+  %cosh = uop.cosh %a : f32
   %fma = uop.fma %a, %b, %a : f32
   %sel = uop.where %lt, %a, %b : f32
   uop.store %p[%c0], %sel
