@@ -37,6 +37,7 @@ from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, dtype_name, is_float, is_unsigned
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
 from kiln.support import symbolic as S
+from kiln.support.trampoline import Walk, run
 from kiln.support.symbolic import Expr
 from kiln.support.statistics import Statistic
 
@@ -130,7 +131,7 @@ class _KernelEmitter:
                 self._output_ranges[rv] = (d, size)
                 idx.append(p)
         # A function result that is an argument is copied (its kernel is a load and a store).
-        v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else self.compute(root, tuple(idx), ())
+        v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else run(self.compute(root, tuple(idx), ()))
         self.b.store(out, linearize(idx, shape), v, None)
 
     def range_splits(self) -> dict[int, int]:
@@ -151,12 +152,15 @@ class _KernelEmitter:
         return splits
 
     # -- values ----------------------------------------------------------------------------------
-    def value(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    # The descent from a kernel's root through its inlined producers is one call per op, so the methods that
+    # descend are generators driven by `kiln.support.trampoline.run` (a call is `x = yield self.value(...)`):
+    # a chain of thousands of ops needs no Python stack, and the kernel's ops are emitted in the same order.
+    def value(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         """The element of `v` at `idx`; loads are gated by `gate` (the index may be out of bounds where
         the gate is false)."""
         if isinstance(v, BlockArgument) or v in self.realized:
             return self.load(v, idx, gate)
-        return self.compute(v, idx, gate)
+        return (yield self.compute(v, idx, gate))
 
     def load(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
         t: TensorType = v.type  # type: ignore[assignment]
@@ -164,42 +168,44 @@ class _KernelEmitter:
         buf = self.b.buffer(v, BufferType(t.shape, t.element_type), reason)
         return self.b.load(buf, linearize(list(idx), self.dims(t)), self.b.condition(gate))
 
-    def compute(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def compute(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         key = (v, idx, gate)
         if key not in self._memo:
             op = v.owner
             assert isinstance(op, Operation)
-            self._memo[key] = self._emit_op(op, v.type, idx, gate)  # type: ignore[arg-type]
+            self._memo[key] = yield self._emit_op(op, v.type, idx, gate)  # type: ignore[arg-type]
         return self._memo[key]
 
-    def _emit_op(self, op: Operation, t: TensorType, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _emit_op(self, op: Operation, t: TensorType, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         b, dt = self.b, t.element_type
         short = op.name.removeprefix("graph.")
         if isinstance(op, G.BinaryOp | G.WhereOp):
-            args = [self.value(o, self._broadcast_index(o.type, t, idx), gate) for o in op.operands]  # type: ignore[arg-type]
+            args = []
+            for o in op.operands:
+                args.append((yield self.value(o, self._broadcast_index(o.type, t, idx), gate)))  # type: ignore[arg-type]
             return self._elementwise(short, args, op.operands[0].type.element_type)  # type: ignore[attr-defined]
         if isinstance(op, G.UnaryOp):
-            return self._unary(short, self.value(op.operands[0], idx, gate), dt)
+            return self._unary(short, (yield self.value(op.operands[0], idx, gate)), dt)
         if isinstance(op, G.ConstantOp):
             return self._constant(op, t, idx)
         if isinstance(op, G.IotaOp):
             return b.cast(b.index(idx[_int(op.axis) % t.rank]), dt)
         if isinstance(op, G.CastOp):
-            return b.cast(self.value(op.input, idx, gate), dt)
+            return b.cast((yield self.value(op.input, idx, gate)), dt)
         if isinstance(op, G.BitcastOp):
-            return b.bitcast(self.value(op.input, idx, gate), dt)
+            return b.bitcast((yield self.value(op.input, idx, gate)), dt)
         if isinstance(op, G.ContiguousOp):
-            return self.value(op.input, idx, gate)
+            return (yield self.value(op.input, idx, gate))
         if op.name in REDUCE_KIND:
-            return self._reduce(op, idx, gate)
+            return (yield self._reduce(op, idx, gate))
         if isinstance(op, G.GatherOp):
-            return self._gather(op, idx, gate)
+            return (yield self._gather(op, idx, gate))
         if isinstance(op, G.ConcatOp):
-            return self._concat(op, t, idx, gate)
+            return (yield self._concat(op, t, idx, gate))
         if isinstance(op, G.PadOp):
-            return self._pad(op, idx, gate)
+            return (yield self._pad(op, idx, gate))
         src = op.operands[0]
-        return self.value(src, self._move_index(op, src.type, t, idx), gate)  # type: ignore[arg-type]
+        return (yield self.value(src, self._move_index(op, src.type, t, idx), gate))  # type: ignore[arg-type]
 
     # -- elementwise -------------------------------------------------------------------------
     def _broadcast_index(self, ot: TensorType, rt: TensorType, idx: tuple[Expr, ...]) -> tuple[Expr, ...]:
@@ -280,12 +286,12 @@ class _KernelEmitter:
         return out
 
     # -- reductions and gathers ------------------------------------------------------------------
-    def _reduce(self, op: Operation, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _reduce(self, op: Operation, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         x = op.operands[0]
         xt: TensorType = x.type  # type: ignore[assignment]
         axes = _ints(op.properties.get("axes"))
         if not axes:
-            return self.value(x, idx, gate)
+            return (yield self.value(x, idx, gate))
         kind, dt = REDUCE_KIND[op.name], xt.element_type
         acc_dt = f32 if kind in (K.ReduceKind.ADD, K.ReduceKind.MUL) and dtype_name(dt) in NARROW_FLOATS else dt
         dims = self.dims(xt)
@@ -297,14 +303,14 @@ class _KernelEmitter:
                 return self.b.const(float("nan"), dt)
             red = self._empty_reduce(kind, acc_dt)
         else:
-            red = self._reduce_over(op, kind, acc_dt, idx, gate)
+            red = yield self._reduce_over(op, kind, acc_dt, idx, gate)
         if op.name == "graph.mean":
             red = self.b.alu("div", red, self.b.cast(self.b.index(count), acc_dt))
         return self.b.cast(red, dt) if acc_dt != dt else red
 
     def _reduce_over(
         self, op: Operation, kind: K.ReduceKind, acc_dt: Attribute, idx: tuple[Expr, ...], gate: tuple[Cond, ...]
-    ) -> SSAValue:
+    ) -> Walk[SSAValue]:
         """The reduction's operand, in ``acc_dt``, reduced over fresh ``reduce`` ranges of its axes."""
         x = op.operands[0]
         axes = _ints(op.properties.get("axes"))
@@ -321,7 +327,7 @@ class _KernelEmitter:
                     next(out_iter)
             else:
                 in_idx.append(next(out_iter))
-        v = self.value(x, tuple(in_idx), gate)
+        v = yield self.value(x, tuple(in_idx), gate)
         return self.b.reduce(kind, self.b.cast(v, acc_dt) if v.type != acc_dt else v, ranges)
 
     def _empty_reduce(self, kind: K.ReduceKind, dt: Attribute) -> SSAValue:
@@ -333,29 +339,29 @@ class _KernelEmitter:
             return self.b.const(1, dt)
         raise DiagnosticException(f"a {kind.value} reduction over no elements has no value")
 
-    def _gather(self, op: G.GatherOp, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _gather(self, op: G.GatherOp, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         xt: TensorType = op.input.type  # type: ignore[assignment]
         axis = _int(op.axis) % xt.rank
-        where_ = self.b.cast(self.value(op.indices, idx, gate), INDEX)
+        where_ = self.b.cast((yield self.value(op.indices, idx, gate)), INDEX)
         n = self.dims(xt)[axis]
         pos = self.b.value_var(where_, 0, max(0, n.vmax - 1))
         src_idx = tuple(pos if d == axis else p for d, p in enumerate(idx))
         # An out-of-range index reads nothing (gives 0) rather than out of bounds.
-        return self.value(op.input, src_idx, gate + ((pos, S.const(0), n),))
+        return (yield self.value(op.input, src_idx, gate + ((pos, S.const(0), n),)))
 
     # -- movement -------------------------------------------------------------------------------
-    def _pad(self, op: G.PadOp, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _pad(self, op: G.PadOp, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         xt: TensorType = op.input.type  # type: ignore[assignment]
         low = _ints(op.low)
         src_idx = tuple(p - lo for p, lo in zip(idx, low))
         conds = tuple((p, S.const(0), n) for p, n, lo, hi in zip(src_idx, self.dims(xt), low, _ints(op.high)) if lo or hi)
-        inner = self.value(op.input, src_idx, gate + conds)
+        inner = yield self.value(op.input, src_idx, gate + conds)
         valid = self.b.condition(conds)
         if valid is None:
             return inner
         return self.b.alu("where", valid, inner, self.b.const(op.value.value.data, xt.element_type))  # type: ignore[attr-defined]
 
-    def _concat(self, op: G.ConcatOp, t: TensorType, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+    def _concat(self, op: G.ConcatOp, t: TensorType, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         axis = _int(op.axis) % t.rank
         pieces: list[tuple[SSAValue | None, SSAValue]] = []
         offset = 0
@@ -364,7 +370,8 @@ class _KernelEmitter:
             local = idx[axis] - offset
             cond: Cond = (local, S.const(0), S.const(n))
             src_idx = tuple(local if d == axis else p for d, p in enumerate(idx))
-            pieces.append((self.b.condition((cond,)), self.value(x, src_idx, gate + (cond,))))
+            valid = self.b.condition((cond,))
+            pieces.append((valid, (yield self.value(x, src_idx, gate + (cond,)))))
             offset += n
         out = pieces[-1][1]
         for valid, val in reversed(pieces[:-1]):

@@ -39,6 +39,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import graph
 from kiln.dialects.graph import REALIZE_ATTR
 from kiln.dialects.types import TensorType, declared_dims, itemsize
+from kiln.support import trampoline
+from kiln.support.trampoline import Walk
 from kiln.capabilities.description import TargetDescription, target_for_pass
 
 RECOMPUTE_LIMIT = 24
@@ -119,17 +121,18 @@ class _Walk:
             t: TensorType = root.type  # type: ignore[assignment]
             kernel = _Kernel(root, frozenset(i for i, d in enumerate(t.shape) if d == 1), next_loop=t.rank)
             view = _View(tuple(range(t.rank)), frozenset(range(t.rank))) if self.fuse_bytes else None
-            self._visit(kernel, root, view, False)
+            trampoline.run(self._visit(kernel, root, view, False))
         for v, keys in self.computed.items():
             if len(keys) > 1 and v not in self.realized and v not in self.found:
                 owner = v.owner
                 if isinstance(owner, Operation) and is_reduce(owner):
                     self.found[v] = "multi-use reduce"
-                elif isinstance(owner, Operation) and self._cost(v) > RECOMPUTE_LIMIT:
+                elif isinstance(owner, Operation) and trampoline.run(self._cost(v, {})) > RECOMPUTE_LIMIT:
                     self.found[v] = "shared expensive"
         return self.found
 
-    def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool) -> None:
+    def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool) -> Walk[None]:
+        """Walk the producers of `v` inlined into `k` (a generator driven by `trampoline.run`: a long chain needs no stack)."""
         owner = v.owner
         if not isinstance(owner, Operation) or (v is not k.root and v in self.realized):
             return
@@ -144,7 +147,7 @@ class _Walk:
                 return
             bcast = False
         for i, operand in enumerate(owner.operands):
-            self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
+            yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
 
     def _recomputed(self, k: _Kernel, op: Operation, view: _View | None, bcast: bool) -> bool:
         """Would this reduction, reached through a broadcast, be computed more than once per result? Where
@@ -197,14 +200,17 @@ class _Walk:
             return view
         return _View(None, view.live, False)
 
-    def _cost(self, v: SSAValue, memo: dict[SSAValue, int] | None = None) -> int:
-        memo = {} if memo is None else memo
+    def _cost(self, v: SSAValue, memo: dict[SSAValue, int]) -> Walk[int]:
+        """The ops recomputing `v` costs, counting each shared producer once (a generator, like `_visit`)."""
         owner = v.owner
         if not isinstance(owner, Operation) or v in self.realized:
             return 0
         if v not in memo:
             memo[v] = 0
-            memo[v] = 1 + sum(self._cost(o, memo) for o in owner.operands)
+            total = 1
+            for o in owner.operands:
+                total += yield self._cost(o, memo)
+            memo[v] = total
         return memo[v]
 
 

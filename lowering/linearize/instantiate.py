@@ -39,6 +39,8 @@ from kiln.lowering.linearize.tensor_core import WARP_SHAPE, TensorCorePlan, plan
 from kiln.support.symbolic import evaluate_size
 from kiln.capabilities.description import TargetDescription
 from kiln.support.diagnostics import error_at
+from kiln.support import trampoline
+from kiln.support.trampoline import Walk
 
 EXPANDED = frozenset({K.AxisKind.UPCAST, K.AxisKind.UNROLL})
 """Range kinds the linearizer replaces by copies of the ops that depend on them."""
@@ -209,19 +211,21 @@ class Instantiator:
     def _key(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> tuple:
         return tuple((r, env[r] if isinstance(env[r], int) else env[r][0]) for r in ranges)  # type: ignore[index]
 
-    def value(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Node:
+    def value(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Walk[Node]:
+        """The node of `v` under `env`. The descent through a kernel's values is one call per op, so it is a
+        generator driven by `trampoline.run` (a call is `x = yield self.value(...)`): no Python stack per op."""
         if isinstance(v, BlockArgument):
             return self.params[v.index]
         key = (v, self._key(self.deps[v], env))
         if key not in self._memo:
-            self._memo[key] = self._make(v, env)
+            self._memo[key] = yield self._make(v, env)
         return self._memo[key]
 
     def _scope(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> Scope:
         """Where a value depending on ``ranges`` lives: the innermost scope binding one of them."""
         return innermost([env[r][1] for r in ranges if not isinstance(env[r], int)], self.program.root)  # type: ignore[index]
 
-    def _make(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Node:
+    def _make(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Walk[Node]:
         op, p = v.owner, self.program
         assert isinstance(op, Operation)
         name, scope = v.name_hint, self._scope(self.deps[v], env)
@@ -231,8 +235,10 @@ class Instantiator:
         if isinstance(op, K.ConstOp):
             return p.node("const", (), v.type, op.value)
         if isinstance(op, K.ReduceOp):
-            return self._reduce(op, env, scope)
-        operands = [self.value(x, env) for x in op.operands]
+            return (yield self._reduce(op, env, scope))
+        operands = []
+        for x in op.operands:
+            operands.append((yield self.value(x, env)))
         if isinstance(op, AluOp):
             return p.alu(op.alu_kind, *operands, name=name, scope=scope)
         if isinstance(op, K.CastOp | K.BitcastOp):
@@ -247,7 +253,8 @@ class Instantiator:
 
     def _store(self, op: K.StoreOp, env: dict[SSAValue, Bound]) -> Node:
         ranges = tuple(sorted(self._operand_deps(op), key=lambda r: self.ranges[r].position))
-        operands = self._gated([self.value(x, env) for x in op.operands], 3, self.launch.store_gates(ranges))
+        values = [trampoline.run(self.value(x, env)) for x in op.operands]
+        operands = self._gated(values, 3, self.launch.store_gates(ranges))
         n = self.program.node("store", operands, None, scope=self._scope(ranges, env))
         self.accesses.append(Access(n, op, self._key(ranges, env)))
         return n
@@ -263,31 +270,33 @@ class Instantiator:
         gate = conjunction(self.program, operands[at:] + gates)
         return operands[:at] + ([gate] if gate is not None else [])
 
-    def _reduce(self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope) -> Node:
+    def _reduce(self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope) -> Walk[Node]:
         p, kind, t, name = self.program, op.kind.data.value, op.result.type, op.result.name_hint
         infos = sorted((self.ranges[r] for r in op.ranges), key=lambda info: info.position)
         unrolled = [info.value for info in infos if info.kind in EXPANDED]
         groups = [info for info in infos if info.kind == K.AxisKind.GROUP_REDUCE]
         loops = [info for info in infos if info.kind not in EXPANDED and info not in groups]
         if self.tc is not None and op is self.tc.reduce:
-            return self._tensor_core(op, env, parent, [r for r in unrolled if r != self.tc.k], loops)
+            return (yield self._tensor_core(op, env, parent, [r for r in unrolled if r != self.tc.k], loops))
         if groups:  # each thread reduces at its own point of the group ranges
             assert isinstance(self.launch, GpuLaunch)
             env = {**env, **{g.value: (self.launch.local_ids[g.value], p.root) for g in groups}}
 
-        def combine(inner_env: dict[SSAValue, Bound], start: list[Node]) -> Node:
-            values = [self.value(op.value, {**inner_env, **a}) for a in self._assignments(unrolled)]
+        def combine(inner_env: dict[SSAValue, Bound], start: list[Node]) -> Walk[Node]:
+            values = []
+            for a in self._assignments(unrolled):
+                values.append((yield self.value(op.value, {**inner_env, **a})))
             return fold(lambda a, b: p.alu(kind, a, b), start + values)
 
         nest = self._nest(op, loops, groups, parent) if loops or groups else None
         if not loops:  # only unrolled (and group) ranges: the copies combine directly
-            partial = combine(env, [])
+            partial = yield combine(env, [])
         else:
             assert nest is not None
             acc = p.node("define_acc", (self._identity(kind, t),), AccType(t), scope=parent)
             inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
             body = nest.scopes[-1]
-            total = combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]
+            total = yield combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]
             p.node("acc_set", (acc, total), None, scope=body)
             partial = p.node("acc_get", (acc,), t, scope=parent, after=(nest.scopes[0],), name=None if groups else name)
         if not groups:
@@ -298,7 +307,7 @@ class Instantiator:
 
     def _tensor_core(
         self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope, unrolled: list[SSAValue], loops: list[RangeInfo]
-    ) -> Node:
+    ) -> Walk[Node]:
         """The reduce's value at the C element ``env`` binds M'/N' to: a lane of the warp's D fragment, the sum of
         ``uop.wmma`` over the K loop(s) and the other unrolled copies (module ``tensor_core``)."""
         tc, p = self.tc, self.program
@@ -320,8 +329,11 @@ class Instantiator:
                 d = tc.zero(p)
             for assignment in self._assignments(unrolled):
                 copy = {**inner_env, **assignment}
-                a = [self.value(tc.a, {**copy, tc.m: (m, root), tc.k: (k, root)}) for m, k in tc.positions(p, lane, "a")]
-                b = [self.value(tc.b, {**copy, tc.k: (k, root), tc.n: (n, root)}) for k, n in tc.positions(p, lane, "b")]
+                a, b = [], []
+                for m, k in tc.positions(p, lane, "a"):
+                    a.append((yield self.value(tc.a, {**copy, tc.m: (m, root), tc.k: (k, root)})))
+                for k, n in tc.positions(p, lane, "b"):
+                    b.append((yield self.value(tc.b, {**copy, tc.k: (k, root), tc.n: (n, root)})))
                 self._pair(a)
                 self._pair(b)
                 d = p.node("wmma", (p.node("vectorize", a, a_type), p.node("vectorize", b, b_type), d), c_type, WARP_SHAPE)

@@ -46,6 +46,10 @@ C_TYPES: dict[str, str] = {
 INTEGER_TYPES = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
 
 
+MAX_INLINE_DEPTH = 32
+"""The deepest nesting of inlined operations in one printed expression."""
+
+
 def c_type_name(t: Attribute) -> str:
     return C_TYPES[dtype_name(t)]
 
@@ -415,6 +419,22 @@ class _FunctionPrinter(BodyPrinter):
                     continue
             self.inline.add(op)
             printed_at[op] = point
+        self._bound_nesting(ops)
+
+    def _bound_nesting(self, ops: list[Operation]) -> None:
+        """Name every inlined value that would nest deeper than `MAX_INLINE_DEPTH`: a chain of thousands of
+        single-use ops would otherwise be one expression that C compilers reject (clang's bracket depth is 256)
+        and the printer would recurse through. Naming a value keeps its meaning: it is computed where it stands,
+        which is no later than where its text was printed."""
+        depth: dict[Operation, int] = {}
+        for op in ops:
+            if isinstance(op, cstyle.LiteralOp) or op not in self.inline:
+                continue
+            d = 1 + max((depth.get(v.owner, 0) for v in op.operands if isinstance(v.owner, Operation)), default=0)
+            if d > MAX_INLINE_DEPTH:
+                self.inline.discard(op)
+            else:
+                depth[op] = d
 
     # -- statements -----------------------------------------------------------------------------
 
