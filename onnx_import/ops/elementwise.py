@@ -6,24 +6,19 @@ import math
 
 import numpy as np
 
-from kiln.dialects import graph
 from kiln.dialects.types import to_numpy
 from kiln.onnx.dtypes import kiln_dtype
 from kiln.onnx.errors import Unsupported
-from kiln.onnx.ops.util import const, is_float_dtype, op, scalar_like
+from kiln.onnx.ops.util import is_float_dtype, op, scalar_like
 from kiln.onnx.registry import handler
 
 _UNARY = {
     "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Sin": "sin", "Cos": "cos", "Tanh": "tanh", "Sigmoid": "sigmoid",
     "Erf": "erf", "Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "Neg": "neg", "Abs": "abs",
     "Sign": "sign", "Relu": "relu", "Not": "not", "BitwiseNot": "not",
-}
-PENDING = {
     "Asin": "asin", "Acos": "acos", "Atan": "atan", "Sinh": "sinh", "Cosh": "cosh", "Asinh": "asinh",
     "Acosh": "acosh", "Atanh": "atanh", "Tan": "tan", "Round": "round", "IsNaN": "isnan",
 }
-"""ONNX ops that map one to one onto graph ops being added to kiln; until a graph op exists its nodes are
-reported as unsupported."""
 
 
 @handler(*_UNARY)
@@ -34,18 +29,8 @@ def unary(n):
     return [op(_UNARY[n.op], x)]
 
 
-@handler(*PENDING)
-def pending(n):
-    name = PENDING[n.op]
-    if f"graph.{name}" not in graph.OPS_BY_NAME:
-        raise Unsupported(f"needs graph.{name}, which kiln does not have yet")
-    return [op(name, n.x(0))]
-
-
 @handler("IsInf")
 def isinf(n):
-    if "graph.isinf" not in graph.OPS_BY_NAME:
-        raise Unsupported("needs graph.isinf, which kiln does not have yet")
     x = n.x(0)
     pos, neg = n.attr("detect_positive", 1), n.attr("detect_negative", 1)
     inf = op("isinf", x)
