@@ -10,6 +10,7 @@ description, the toolchain's version, kiln's own code), or none (the entry was e
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from importlib.metadata import PackageNotFoundError, version
 
@@ -64,6 +65,7 @@ def toolchain_version(device: str) -> str:
     return " ".join(f"{p} {_package(p)}" for p in packages)
 
 
+@functools.cache
 def _package(name: str) -> str:
     try:
         return version(name)

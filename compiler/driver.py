@@ -18,6 +18,7 @@ runtime never compiles. The "interp" device runs the graph module itself through
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import warnings
 from collections.abc import Callable
@@ -59,12 +60,23 @@ def device_pipeline(device: str) -> list[ModulePass]:
 
     ``KILN_BEAM=N`` makes every ``kernel-optimize`` search (beam width N, results in the tuning database)
     instead of using the heuristic; on webgpu the WGSL conversion gets the device's shader features, and
-    ``KILN_WEBGPU_F64=f32`` lets ``graph-legalize-dtypes`` compute f64 values in f32.
+    ``KILN_WEBGPU_F64=f32`` lets ``graph-legalize-dtypes`` compute f64 values in f32. Built once per device
+    and setting (a compile-cache hit should cost ~1 ms, and building costs several); passes are frozen, so
+    the copies share them.
     """
     if device not in LOWERINGS:
         raise KilnError(f"device '{device}' does not compile through a pipeline")
+    named = registry.PIPELINES[LOWERINGS[device][0]]
+    settings = (os.environ.get("KILN_BEAM", ""), os.environ.get("KILN_WEBGPU_F64", ""))
+    return list(_configured_pipeline(device, named, *settings))
+
+
+@functools.cache
+def _configured_pipeline(device: str, named: str, beam_setting: str, f64_setting: str) -> tuple[ModulePass, ...]:
+    """``device_pipeline`` for one named pipeline text and one value of its environment settings (read by the
+    caller: they are the cache's key)."""
     try:
-        passes = build_pipeline(registry.PIPELINES[LOWERINGS[device][0]])
+        passes = build_pipeline(named)
     except UserError as e:
         raise CompileError(str(e)) from None
     if beam := env_int("KILN_BEAM", 0, 1):
@@ -72,13 +84,12 @@ def device_pipeline(device: str) -> list[ModulePass]:
     if device == "webgpu":
         from kiln.targets.wgsl.toolchain import gpu
 
-        if os.environ.get("KILN_WEBGPU_F64", "") == "f32":
-            warnings.warn("KILN_WEBGPU_F64=f32: webgpu computes f64 values in f32 (WGSL has no f64)", stacklevel=2)
+        if f64_setting == "f32":
+            warnings.warn("KILN_WEBGPU_F64=f32: webgpu computes f64 values in f32 (WGSL has no f64)", stacklevel=3)
             passes = [_with_fields(p, "graph-legalize-dtypes", f64_to_f32=True) for p in passes]
-
         if "f16" in gpu().target.dtypes:
             passes = [_with_fields(p, "convert-uop-to-wgsl", features=("shader-f16",)) for p in passes]
-    return passes
+    return tuple(passes)
 
 
 def _with_fields(p: ModulePass, name: str, **fields: Any) -> ModulePass:
