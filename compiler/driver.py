@@ -181,4 +181,6 @@ def compile(  # noqa: A001
             explain(f"@{function_name} for interp: interpreted, nothing to compile or cache")
         return dev.load_function(find_function(parse_module(module), function_name))
     spec = compile_program(module, function_name, device, explain)
+    if not any(p.name == "graph-legalize-dtypes" for p in device_pipeline(device)):
+        return dev.load(spec)  # dtypes as declared: nothing to convert, and a cache hit parses no IR
     return dtype_boundary.wrap(dev.load(spec), module, function_name, spec)
