@@ -1,11 +1,12 @@
 """Compiling many programs ahead of time into this machine's compile cache, here or on a Ray cluster
 (``kiln-tune --compile-only``).
 
-On a cluster each function is one Ray task, placed on a node of the device's hardware class (the compiled
-program depends on the target description, e.g. the host's vector width). The node sends back its whole
+On a cluster each function is one call to a warm kiln worker (``cluster_pool``) on a node of the device's
+hardware class (the compiled program depends on the target description, e.g. the host's vector width). The node sends back its whole
 compile-cache entry and the key digest it computed; here the digest must be this machine's own key for the
 program (same kiln code, same pipeline) and the entry's integrity header must match its payload
-(``cache.put_entry``), or the artifact is refused. Faults are ``cluster_gather``'s: a lost task is retried once.
+(``cache.put_entry``), or the artifact is refused. Faults are ``cluster_pool``'s: a lost call is
+retried once.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import math
 from dataclasses import dataclass
 
 from kiln.capabilities.description import get_target
-from kiln.compiler import cluster, cluster_tasks
-from kiln.compiler.cluster_gather import Lost, gather, submitter, task
+from kiln.compiler import cluster, cluster_pool
+from kiln.compiler.cluster_pool import Call, Lost
 from kiln.compiler.driver import PROGRAM_NAMESPACE, compile_program, device_pipeline, program_key
 from kiln.passes.optimize.tuning_db import hardware_class
 from kiln.support import cache
@@ -65,8 +66,8 @@ def _on_cluster(jobs: list[Job], device: str, where: str, keys: dict[Job, str]) 
     target = get_target(device)
     if not cluster.capable_nodes(ray, target):
         raise KilnError(f"no node of the Ray cluster at '{where}' offers hardware class {hardware_class(target)}")
-    run = task(ray, cluster_tasks.compile_program_task, {hardware_class(target): cluster.SHARE})
-    gathered = gather(ray, target, [submitter(run, device, j.text, j.function) for j in jobs], math.inf, TASK_TIMEOUT)
+    calls = [Call("compile_program", (j.text, j.function)) for j in jobs]
+    gathered = cluster_pool.pool(ray, target).run(calls, math.inf, TASK_TIMEOUT)
     out = {}
     for job, result in zip(jobs, gathered.results):
         if isinstance(result, Lost):

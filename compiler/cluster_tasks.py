@@ -1,10 +1,9 @@
-"""What runs on a cluster node: plain functions that the driver wraps with ``ray.remote`` (so importing this
-module imports no ``ray``). Each returns small picklable results and never raises for a candidate's own
-failure: a raised exception means the task itself was lost."""
+"""What runs on a cluster node: ``NodeWorker``, a plain class that ``cluster_pool`` starts as a Ray actor (so
+importing this module imports no ``ray``). Its methods return small picklable results and never raise for a
+candidate's own failure: a raised exception means the call itself was lost."""
 
 from __future__ import annotations
 
-import functools
 import socket
 
 import numpy as np
@@ -19,35 +18,52 @@ def node_name() -> str:
     return f"{socket.gethostname()}/{ray.get_runtime_context().get_node_id()[:8]}"
 
 
-def compile_task(device: str, text: str) -> tuple[str | None, str]:
-    """Compile a candidate into this node's caches: (the error or None, Ray's node id, for placing its
-    timing on the node that holds the compiled code)."""
-    import ray
+def warm_up(device: str) -> None:
+    """Do once what every process's first compile for ``device`` does: import the passes (building the
+    pipeline), the emitter and the toolchain. On a busy machine that is seconds, which a per-task worker process
+    would pay on its first candidate, inside the candidate's time budget."""
+    from kiln.compiler import registry
+    from kiln.compiler.driver import LOWERINGS, device_pipeline
+    from kiln.runtime.devices import get_device
 
-    return measure.compile_candidate(device, text), ray.get_runtime_context().get_node_id()
-
-
-@functools.cache
-def _timer() -> measure.Timer:
-    """One per worker process: its flush buffer is 64 MiB, allocated once rather than per timing."""
-    return measure.Timer()
-
-
-def time_task(device: str, text: str, inputs: list[np.ndarray], reference: list[np.ndarray] | None,
-              best: float) -> measure.Measured:
-    """Load, check and time a compiled candidate on this node (the node's ``kiln-timing`` slot is held)."""
-    result = measure.time_candidate(device, text, inputs, reference, _timer(), best)
-    result.worker = node_name()
-    return result
+    device_pipeline(device)
+    registry.make_context()
+    registry.get_all_targets()[LOWERINGS[device][1]]()
+    get_device(device)
 
 
-def compile_program_task(device: str, text: str, function: str) -> tuple[str, bytes, str] | str:
-    """Compile one function of a program for ``device``: (the compile cache's key digest, the whole cache entry
-    with its integrity header, this node), or the error message."""
-    from kiln.compiler.driver import compile_entry
-    from kiln.support.errors import KilnError
+class NodeWorker:
+    """A kiln process on a node, kept while the asking process uses the cluster: one per CPU, warmed up when
+    it starts. Only workers holding the node's ``kiln-timing`` slot are asked to ``time``."""
 
-    try:
-        return (*compile_entry(text, function, device), node_name())
-    except KilnError as e:
-        return str(e)
+    def __init__(self, device: str):
+        self.device = device
+        self._timer: measure.Timer | None = None
+        warm_up(device)
+
+    def ready(self) -> None:
+        """Answers once the worker has started (and warmed up)."""
+
+    def compile(self, text: str) -> str | None:
+        """Compile a candidate into this node's caches: the error, or None."""
+        return measure.compile_candidate(self.device, text)
+
+    def time(self, text: str, inputs: list[np.ndarray], reference: list[np.ndarray] | None,
+             best: float) -> measure.Measured:
+        """Load, check and time a candidate (compiled on this node before: a cache hit; else compiled here)."""
+        if self._timer is None:  # 64 MiB of flush buffer, only in the workers that time
+            self._timer = measure.Timer()
+        result = measure.time_candidate(self.device, text, inputs, reference, self._timer, best)
+        result.worker = node_name()
+        return result
+
+    def compile_program(self, text: str, function: str) -> tuple[str, bytes, str] | str:
+        """Compile one function of a program: (the compile cache's key digest, the whole cache entry with its
+        integrity header, this node), or the error message."""
+        from kiln.compiler.driver import compile_entry
+        from kiln.support.errors import KilnError
+
+        try:
+            return (*compile_entry(text, function, self.device), node_name())
+        except KilnError as e:
+            return str(e)
