@@ -1,6 +1,11 @@
-"""The figures of docs/distributed.md: the same beam search locally and through a local two-node Ray cluster
-(wall time, candidates, chosen opts, overhead per candidate), then the scaling of a round of candidates with
-simulated costs (sleep-based compile and timing tasks) for N = 1, 2, 4, 8 simulated workers.
+"""The figures of docs/distributed.md, all measured in one run on this machine:
+
+1. the same beam search of a matmul here (2 compile processes, timing here) and through a local two-node Ray
+   cluster (one CPU and one timing slot per node), every cache cold: wall time, candidates, chosen opts;
+2. the scheduling overhead per candidate: the same candidates measured by both runners with every cache warm
+   (compiles are cache hits, timings the same work), interleaved, so the difference is what the cluster adds
+   (calls, object store, result transfer), and a no-op call's round trip through the worker pool;
+3. the scaling of a round with simulated costs (workers whose compile and timing sleep) for N = 1, 2, 4, 8.
 
     .venv/bin/python bench/distributed_search.py [--skip-real] [--skip-scaling]
 
@@ -10,12 +15,16 @@ Every cluster it starts is local (127.0.0.1) and stopped before it exits. Prints
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import statistics
 import tempfile
 import time
 
 COMPILE_S, TIME_S, ROUND = 0.20, 0.05, 24
 """Simulated costs: one candidate's compile and timing (seconds), and a round's candidates (beam 4 x 6)."""
+REPEATS = 3
+"""Interleaved repetitions of the overhead measurement (the median is reported)."""
 
 MATMUL = """
 kernel.kernel @mm(%a: !kernel.buffer<64x128xf32>, %b: !kernel.buffer<128x128xf32>, %out: !kernel.buffer<64x128xf32>) attributes {symbols = []} {
@@ -38,103 +47,143 @@ kernel.kernel @mm(%a: !kernel.buffer<64x128xf32>, %b: !kernel.buffer<128x128xf32
 """
 
 
-def search_once(cluster_address: str) -> tuple[float, int, list[str], str]:
-    """One beam search of the matmul with a fresh tuning database and compile cache: (wall seconds, candidates
-    measured, chosen opts, where the winner was measured)."""
+def search_once(cluster_address: str) -> tuple[float, list[str], list[str], float]:
+    """One beam search of the matmul with a fresh tuning database and compile cache here: (wall seconds, the
+    candidates' timing-module texts, chosen opts, the winner's time as stored)."""
     from kiln.capabilities.description import get_target
-    from kiln.compiler import search
-    from kiln.compiler.module import parse_module
-    from kiln.dialects.kernel import KernelOp
+    from kiln.compiler import measure, search
     from kiln.passes.optimize import tuning_db
 
-    os.environ["KILN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kiln-bench-")  # this machine's: cold
-    kernel = next(op for op in parse_module(MATMUL).ops if isinstance(op, KernelOp))
+    os.environ["KILN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kiln-bench-")
     budget = search.SearchBudget(beam_width=2, max_candidates=24, time_per_kernel=120.0, cluster=cluster_address)
-    counted: list[int] = []
-    measure = search.BeamSearch.measure
+    texts: list[str] = []
+    original = search.BeamSearch.measure
 
-    def counting(self, candidates, stage, deadline):  # type: ignore[no-untyped-def]
-        counted.append(len(candidates))
-        return measure(self, candidates, stage, deadline)
+    def recording(self, candidates, stage, deadline):  # type: ignore[no-untyped-def]
+        texts.extend(measure.timing_module(c.kernel) for c in candidates)
+        return original(self, candidates, stage, deadline)
 
-    search.BeamSearch.measure = counting  # type: ignore[method-assign]
+    search.BeamSearch.measure = recording  # type: ignore[method-assign]
     start = time.monotonic()
     try:
-        search.beam_search_module([kernel], get_target("cpu-llvm"), budget)
+        search.beam_search_module([matmul()], get_target("cpu-llvm"), budget)
     finally:
-        search.BeamSearch.measure = measure  # type: ignore[method-assign]
+        search.BeamSearch.measure = original  # type: ignore[method-assign]
     wall = time.monotonic() - start
-    hit = tuning_db.lookup(next(op for op in parse_module(MATMUL).ops if isinstance(op, KernelOp)),
-                           get_target("cpu-llvm"), budget.options_key())
-    return wall, sum(counted), [str(o) for o in hit.opts] if hit else [], hit.worker if hit else "-"
+    hit = tuning_db.lookup(matmul(), get_target("cpu-llvm"), budget.options_key())
+    return wall, texts, [str(o) for o in hit.opts] if hit else [], hit.seconds if hit else math.nan
 
 
-def real(args: argparse.Namespace) -> None:
+def matmul():  # type: ignore[no-untyped-def]
+    from kiln.compiler.module import parse_module
+    from kiln.dialects.kernel import KernelOp
+
+    return next(op for op in parse_module(MATMUL).ops if isinstance(op, KernelOp))
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def real() -> None:
     import ray
     from ray.cluster_utils import Cluster
 
     from kiln.capabilities.description import get_target
-    from kiln.compiler import cluster
+    from kiln.compiler import cluster, cluster_pool, measure
+    from kiln.compiler.cluster_runner import RayRunner
 
-    local = search_once("")
-    print(f"local search:   {local[0]:6.1f} s, {local[1]} candidates, opts {local[2]}")
-    resources = cluster.node_resources(get_target("cpu-llvm"), cpus=1)
+    target = get_target("cpu-llvm")
+    resources = cluster.node_resources(target, cpus=1)
     nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": resources})
     nodes.add_node(num_cpus=1, resources=resources)
     try:
         nodes.wait_for_nodes()
-        for run in range(2):
-            # the nodes' caches empty too (a fresh folder for this job's workers): every candidate compiles
-            ray.shutdown()
-            ray.init(address=nodes.address, logging_level="ERROR", log_to_driver=False,
-                     runtime_env={"env_vars": {"KILN_CACHE_DIR": tempfile.mkdtemp(prefix="kiln-bench-node-")}})
-            remote = search_once(nodes.address)
-            print(f"cluster run {run + 1}: {remote[0]:6.1f} s, {remote[1]} candidates, opts {remote[2]} "
-                  f"measured on {remote[3]}; {(remote[0] - local[0]) / max(1, remote[1]) * 1e3:+.0f} ms per "
-                  f"candidate vs local")
+        # the nodes' disk caches are a fresh folder of their own, so the cluster's compiles are cold too
+        ray.init(address=nodes.address, logging_level="ERROR", log_to_driver=False,
+                 runtime_env={"env_vars": {"KILN_CACHE_DIR": tempfile.mkdtemp(prefix="kiln-bench-node-")}})
+        start = time.monotonic()
+        cluster_pool.pool(ray, target)
+        print(f"worker pool started in {time.monotonic() - start:.1f} s (once per process; {load()})")
+
+        local_dir = None
+        for name, where in (("local search", ""), ("cluster search", nodes.address)):
+            wall, texts, opts, seconds = search_once(where)
+            local_dir = local_dir or os.environ["KILN_CACHE_DIR"]
+            print(f"{name:15s} {wall:6.1f} s, {len(texts)} candidates, winner {seconds * 1e3:.3f} ms here, "
+                  f"opts {opts} ({load()})")
+
+        os.environ["KILN_CACHE_DIR"] = local_dir  # the local search's cache: its candidates compiled here
+        inputs = measure.random_inputs(matmul())
+        here = measure.LocalRunner("cpu-llvm", 2)
+        there = RayRunner(nodes.address, target, task_timeout=120.0)
+        reference = here.measure(texts[:1], inputs, None, math.inf, math.inf)[0].outputs
+        walls: dict[str, list[float]] = {"local": [], "cluster": []}
+        try:
+            for runner in (here, there):  # warm: every candidate compiled on both sides before the clock
+                runner.measure(texts, inputs, reference, math.inf, math.inf)
+            for _ in range(REPEATS):
+                for label, runner in (("local", here), ("cluster", there)):
+                    start = time.monotonic()
+                    runner.measure(texts, inputs, reference, math.inf, math.inf)
+                    walls[label].append(time.monotonic() - start)
+        finally:
+            here.close()
+        local, remote = statistics.median(walls["local"]), statistics.median(walls["cluster"])
+        print(f"{len(texts)} warm candidates, median of {REPEATS}: local {local:.3f} s, cluster {remote:.3f} s: "
+              f"{(remote - local) / len(texts) * 1e3:+.1f} ms per candidate ({load()})")
+        calls = [cluster_pool.Call("ready", ())] * 200
+        start = time.monotonic()
+        there.pool.run(calls, math.inf, 60.0)
+        print(f"a no-op call through the pool: {(time.monotonic() - start) / len(calls) * 1e3:.2f} ms "
+              f"(two calls per candidate; {load()})")
     finally:
         ray.shutdown()
         nodes.shutdown()
 
 
-def _compile(_: int) -> None:
-    time.sleep(COMPILE_S)
+class SimulatedWorker:
+    """A ``NodeWorker`` whose compile and timing only sleep (no CPU used: eight fit on two cores)."""
 
+    def __init__(self, device: str):
+        self.device = device
 
-def _time(_: int) -> None:
-    time.sleep(TIME_S)
+    def ready(self) -> None:
+        pass
+
+    def compile(self, text: str) -> None:
+        time.sleep(COMPILE_S)
+
+    def time(self, text: str) -> float:
+        time.sleep(TIME_S)
+        return TIME_S
 
 
 def scaling() -> None:
-    """A round = compile all candidates (fan-out over N workers' CPUs), then time them (one timing per worker),
-    through the same ``gather`` as the search; the sleeping tasks use no CPU, so 8 workers fit on 2 cores."""
+    """A round = compile all candidates (over N workers), then time them (N timing slots), through the same
+    ``cluster_pool`` as the search: one simulated node of N CPUs and N timing slots, i.e. N single-CPU machines."""
     import ray
 
     from kiln.capabilities.description import get_target
-    from kiln.compiler.cluster_gather import gather, submitter, task
+    from kiln.compiler import cluster
+    from kiln.compiler.cluster_pool import Call, Pool
 
-    most = 8
-    ray.init(num_cpus=most, resources={"sim-cpu": most, "sim-timing": most}, logging_level="ERROR",
-             log_to_driver=False, include_dashboard=False)
     target = get_target("cpu-llvm")
-    try:
-        import kiln.compiler.cluster as cluster_module
-
-        cluster_module.capable_nodes = lambda ray, target: ["simulated"]  # the simulated nodes have no kiln class
-        for n in (1, 2, 4, 8):
-            compile_task = task(ray, _compile, {"sim-cpu": most / n})
-            time_task = task(ray, _time, {"sim-timing": most / n})
-            for warm in (compile_task, time_task):  # start the worker processes before the clock does
-                gather(ray, target, [submitter(warm, c) for c in range(n)], float("inf"), 60)
+    for n in (1, 2, 4, 8):
+        resources = {**cluster.node_resources(target, cpus=n), cluster.TIMING_RESOURCE: float(n)}
+        ray.init(num_cpus=n, resources=resources, logging_level="ERROR", log_to_driver=False, include_dashboard=False)
+        try:
+            pool = Pool(ray, target, SimulatedWorker)
+            pool.start()
             start = time.monotonic()
-            gather(ray, target, [submitter(compile_task, c) for c in range(ROUND)], float("inf"), 60)
-            gather(ray, target, [submitter(time_task, c) for c in range(ROUND)], float("inf"), 60)
+            pool.run([Call("compile", (str(c),)) for c in range(ROUND)], math.inf, 60.0)
+            pool.run([Call("time", (str(c),), timing=True) for c in range(ROUND)], math.inf, 60.0)
             wall = time.monotonic() - start
-            ideal = ROUND * (COMPILE_S + TIME_S) / n
-            print(f"N={n}: round of {ROUND} in {wall:5.2f} s = {ROUND / wall:5.1f} candidates/s "
-                  f"(ideal {ROUND / ideal:5.1f}; overhead {(wall - ideal) / ROUND * 1e3:5.1f} ms/candidate)")
-    finally:
-        ray.shutdown()
+        finally:
+            ray.shutdown()
+        ideal = math.ceil(ROUND / n) * (COMPILE_S + TIME_S)
+        print(f"N={n}: round of {ROUND} in {wall:5.2f} s = {ROUND / wall:5.1f} candidates/s (ideal {ROUND / ideal:5.1f}; "
+              f"overhead {(wall - ideal) / ROUND * 1e3:5.1f} ms/candidate; {load()})")
 
 
 if __name__ == "__main__":
@@ -143,6 +192,6 @@ if __name__ == "__main__":
     parser.add_argument("--skip-scaling", action="store_true")
     options = parser.parse_args()
     if not options.skip_real:
-        real(options)
+        real()
     if not options.skip_scaling:
         scaling()

@@ -1,9 +1,8 @@
 """The beam search and bulk compilation on a Ray cluster: a local one, two nodes on 127.0.0.1 started by the
-fixture (``ray.cluster_utils.Cluster``: a head and a second node, each its own raylet and worker processes) and
-stopped after the module. Faults are real: a worker process killed with SIGKILL mid-task, one stopped with
-SIGSTOP (a hang), a node removed mid-search.
-
-The slow ones are marked ``cluster_slow`` and run only with ``KILN_CLUSTER_TESTS=all``.
+fixture (``ray.cluster_utils.Cluster``: a head and a second node, each its own raylet and kiln workers) and
+stopped after the module; the worker pool started by the first search serves the rest. Faults are real: a
+worker process killed with SIGKILL mid-compile, one stopped with SIGSTOP mid-timing (a hang), a node removed
+mid-search.
 """
 
 from __future__ import annotations
@@ -85,13 +84,11 @@ def kernel(name: str = "mm") -> KernelOp:
 
 
 def budget(**fields) -> search.SearchBudget:
-    """A small search. Its per-kernel budget is also each task's time limit, and a cold Ray worker spends
-    seconds importing kiln before its first compile: 60 s keeps a loaded machine from reading that as a hang
-    (the hang test sets its own)."""
+    """A small search. Its per-kernel budget is also each call's time limit from its start (the hang test sets
+    its own); the workers are warm by then (``cluster_pool``), so a loaded machine only slows the calls."""
     return search.SearchBudget(**{"beam_width": 2, "max_candidates": 6, "time_per_kernel": 60.0, **fields})
 
 
-@pytest.mark.cluster_slow  # after the merges the first search's tasks run past their budget here: issue 15 stays open
 def test_search_on_the_cluster_stores_a_locally_confirmed_winner(ray_cluster, capsys) -> None:
     k = kernel()
     search.beam_search_module([k], CPU, budget(cluster=ray_cluster.address))
@@ -103,6 +100,15 @@ def test_search_on_the_cluster_stores_a_locally_confirmed_winner(ray_cluster, ca
     assert "lost" not in capsys.readouterr().err
 
 
+def test_the_workers_stay_warm_across_searches(ray_cluster) -> None:
+    """The workers (one per node here) start once per process: a later search, of another kernel, starts no new
+    worker process (a fresh one would spend its first call importing kiln)."""
+    search.beam_search_module([kernel("first")], CPU, budget(cluster=ray_cluster.address, max_candidates=4))
+    before = _ray_workers("NodeWorker")
+    search.beam_search_module([kernel("second")], CPU, budget(cluster=ray_cluster.address, max_candidates=5))
+    assert len(before) == 2 and _ray_workers("NodeWorker") == before
+
+
 def test_a_cluster_without_the_hardware_class_is_refused(ray_cluster) -> None:
     from kiln.support.errors import KilnError
 
@@ -111,8 +117,8 @@ def test_a_cluster_without_the_hardware_class_is_refused(ray_cluster) -> None:
 
 
 def _ray_workers(title: str) -> list[int]:
-    """Pids of Ray worker processes now running a task whose function is ``title`` (Ray sets the process
-    title to ``ray::<function>``)."""
+    """Pids of Ray worker processes now running the method ``title`` (Ray sets an actor's process title to
+    ``ray::<Class>.<method>`` while it runs one)."""
     out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
     return [int(line.split()[0]) for line in out.splitlines() if f"ray::{title}" in line and "IDLE" not in line]
 
@@ -145,7 +151,6 @@ def _search_while(title: str, sig: int, **fields) -> tuple[list[int], KernelOp, 
     return sent, k, time.monotonic() - start
 
 
-@pytest.mark.cluster_slow  # as above: the search's tasks time out after the merges, not yet understood
 def test_a_worker_killed_mid_compile_is_retried_and_the_search_finishes(ray_cluster, tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))  # this process's tuning database only: a fresh search
     sent, k, _ = _search_while("NodeWorker.compile", signal.SIGKILL, cluster=ray_cluster.address)
@@ -155,7 +160,6 @@ def test_a_worker_killed_mid_compile_is_retried_and_the_search_finishes(ray_clus
     assert tuning_db.lookup(kernel("x"), CPU, budget().options_key()) is not None
 
 
-@pytest.mark.cluster_slow
 def test_a_hung_timing_is_cancelled_at_its_budget_and_reported(ray_cluster, tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
     sent, k, seconds = _search_while("NodeWorker.time", signal.SIGSTOP, cluster=ray_cluster.address, time_per_kernel=15.0)
@@ -205,7 +209,6 @@ func.func @f(%x: !graph.tensor<8x8xf32>) -> !graph.tensor<8x8xf32> {
     assert [o.status for o in compile_programs(jobs, "cpu-llvm", ray_cluster.address)] == ["cached", "cached"]
 
 
-@pytest.mark.cluster_slow
 def test_a_cluster_that_disappears_mid_search_leaves_a_valid_database(ray_cluster, tmp_path, monkeypatch, capsys) -> None:
     """cpu-c's hardware class lives on one extra node only; removing it mid-search leaves no capable node."""
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
