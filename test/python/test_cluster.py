@@ -132,11 +132,13 @@ def _signal_first(title: str, sig: int, sent: list[int], stop: threading.Event) 
 
 
 def _search_while(title: str, sig: int, **fields) -> tuple[list[int], KernelOp, float]:
+    """Search a kernel the nodes have not compiled (its own name: other text, other cache keys, so its compiles
+    are not millisecond cache hits) while ``sig`` goes to the first worker seen running ``title``."""
     sent: list[int] = []
     stop = threading.Event()
     killer = threading.Thread(target=_signal_first, args=(title, sig, sent, stop))
     killer.start()
-    k = kernel()
+    k = kernel(f"{title.replace('.', '_')}_{sig}")
     start = time.monotonic()
     try:
         search.beam_search_module([k], CPU, budget(**fields))
