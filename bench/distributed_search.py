@@ -81,6 +81,17 @@ def matmul():  # type: ignore[no-untyped-def]
     return next(op for op in parse_module(MATMUL).ops if isinstance(op, KernelOp))
 
 
+def winner_text(opts: list[str], target):  # type: ignore[no-untyped-def]
+    """The timing module of the matmul with ``opts`` (as printed) applied."""
+    from kiln.compiler import measure
+    from kiln.passes.optimize.apply import apply_opts
+    from kiln.passes.optimize.opts import parse_opts
+
+    kernel = matmul()
+    apply_opts(kernel, parse_opts(", ".join(opts)), target)
+    return measure.timing_module(kernel)
+
+
 def load() -> str:
     return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -107,17 +118,24 @@ def real() -> None:
         print(f"worker pool started in {time.monotonic() - start:.1f} s (once per process; {load()})")
 
         local_dir = None
+        winners = []
         for name, where in (("local search", ""), ("cluster search", nodes.address)):
             wall, texts, opts, seconds = search_once(where)
             local_dir = local_dir or os.environ["KILN_CACHE_DIR"]
+            winners.append(opts)
             print(f"{name:15s} {wall:6.1f} s, {len(texts)} candidates, winner {seconds * 1e3:.3f} ms here, "
                   f"opts {opts} ({load()})")
 
         os.environ["KILN_CACHE_DIR"] = local_dir  # the local search's cache: its candidates compiled here
         inputs = measure.random_inputs(matmul())
         here = measure.LocalRunner("cpu-llvm", 2)
-        there = RayRunner(nodes.address, target, task_timeout=120.0)
         reference = here.measure(texts[:1], inputs, None, math.inf, math.inf)[0].outputs
+        side_by_side = [winner_text(opts, target) for opts in winners]
+        times = [here.measure(side_by_side, inputs, reference, math.inf, math.inf) for _ in range(REPEATS)]
+        local_best, cluster_best = (statistics.median(t[n].seconds for t in times) * 1e3 for n in range(2))
+        print(f"the two winners timed here side by side, median of {REPEATS}: local search's {local_best:.3f} ms, "
+              f"cluster search's {cluster_best:.3f} ms ({load()})")
+        there = RayRunner(nodes.address, target, task_timeout=120.0)
         walls: dict[str, list[float]] = {"local": [], "cluster": []}
         try:
             for runner in (here, there):  # warm: every candidate compiled on both sides before the clock

@@ -2,10 +2,10 @@
 (``kiln-tune --compile-only``).
 
 On a cluster each function is one call to a warm kiln worker (``cluster_pool``) on a node of the device's
-hardware class (the compiled program depends on the target description, e.g. the host's vector width). The node sends back its whole
-compile-cache entry and the key digest it computed; here the digest must be this machine's own key for the
-program (same kiln code, same pipeline) and the entry's integrity header must match its payload
-(``cache.put_entry``), or the artifact is refused. Faults are ``cluster_pool``'s: a lost call is
+hardware class (the compiled program depends on the target description, e.g. the host's vector width). The
+node sends back its whole compile-cache entry and the key digest it computed; here the digest must be this
+machine's own key for the program (same kiln code, same pipeline) and the entry's integrity header must match
+its payload (``cache.put_entry``), or the artifact is refused. Faults are ``cluster_pool``'s: a lost call is
 retried once.
 """
 

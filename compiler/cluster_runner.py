@@ -46,9 +46,9 @@ class RayRunner:
             return [Measured(error=LOST + self.failed) for _ in texts]
         compiled = self._run([Call("compile", (text,)) for text in texts], deadline)
         out = [Measured(error=r.error() if isinstance(r, Lost) else r) for r in compiled.results]
-        shipped_inputs, shipped_reference = self._ship(inputs), self._ship(reference)
+        shipped = [self._ship(inputs), self._ship(reference)]  # in a list: the worker fetches them once per kernel
         timings = {
-            n: Call("time", (texts[n], shipped_inputs, shipped_reference, best), timing=True, near=compiled.nodes[n])
+            n: Call("time", (texts[n], shipped, best), timing=True, near=compiled.nodes[n])
             for n, m in enumerate(out) if m.error is None
         }
         timed = self._run(list(timings.values()), deadline)
