@@ -143,7 +143,7 @@ class Pool:
                         time.sleep(wait)
                     continue
                 w = waiting[ready[0]]
-                if ready[0] is w.started:
+                if w.started is not None and ready[0] == w.started:  # a replacement worker has started
                     self._started(w)
                     continue
                 n, node = w.call, w.node
