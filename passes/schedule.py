@@ -18,6 +18,12 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   index in one kernel are one computation there (with a target; without one every path counts).
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
   `RECOMPUTE_LIMIT` ops is computed once.
+- `broadcast expensive`: an elementwise value reached from its kernel through a broadcast is recomputed for
+  every broadcast element (a matmul's prologue, once per output column tile): realized when that takes more
+  than `BROADCAST_RECOMPUTE_LIMIT` ALU ops (movement ops and constants are free; reductions and realized
+  values count as loads). Attention's `softmax(q k^T) v` computed every probability, exp included, once per
+  tile of v's columns inside the second matmul; realized, the probabilities are computed once and the matmul
+  reads them. A bias and an activation (`relu(x W + b) V`) stay fused.
 
 A reduction reached only through injective index maps (reshape, permute, pad, shrink, flip, concat) fuses
 with its elementwise consumers: matmul + bias + relu is one kernel.
@@ -45,9 +51,14 @@ from kiln.capabilities.description import TargetDescription, target_for_pass
 
 RECOMPUTE_LIMIT = 24
 
+BROADCAST_RECOMPUTE_LIMIT = 2
+"""ALU ops an elementwise value reached through a broadcast may cost and still be recomputed per element."""
+
 REDUCE_NAMES = frozenset(
     {"graph.reduce_sum", "graph.reduce_prod", "graph.reduce_max", "graph.reduce_min", "graph.mean"}
 )
+ELEMENTWISE = (graph.UnaryOp, graph.BinaryOp, graph.WhereOp, graph.CastOp)
+"""The graph ops that cost ALU work per element (movement ops and constants are index maps)."""
 NON_INJECTIVE_MOVES = frozenset({"graph.expand"})
 UNSUPPORTED_IN_KERNELS = frozenset(op.name for op in graph.COMPOSITE_OPS) | {"graph.argmax", "graph.argmin"}
 
@@ -146,6 +157,9 @@ class _Walk:
                 self.found.setdefault(v, "reduce broadcast")
                 return
             bcast = False
+        elif bcast and isinstance(owner, ELEMENTWISE) and v is not k.root and trampoline.run(self._alu_cost(v, {})) > BROADCAST_RECOMPUTE_LIMIT:
+            self.found.setdefault(v, "broadcast expensive")
+            return
         for i, operand in enumerate(owner.operands):
             yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
 
@@ -210,6 +224,21 @@ class _Walk:
             total = 1
             for o in owner.operands:
                 total += yield self._cost(o, memo)
+            memo[v] = total
+        return memo[v]
+
+
+    def _alu_cost(self, v: SSAValue, memo: dict[SSAValue, int]) -> Walk[int]:
+        """The elementwise ALU ops recomputing `v` costs, each shared producer once; reductions, realized values,
+        movement ops and constants cost nothing here (a generator, like `_visit`)."""
+        owner = v.owner
+        if not isinstance(owner, Operation) or v in self.realized or is_reduce(owner):
+            return 0
+        if v not in memo:
+            memo[v] = 0
+            total = int(isinstance(owner, ELEMENTWISE))
+            for o in owner.operands:
+                total += yield self._alu_cost(o, memo)
             memo[v] = total
         return memo[v]
 

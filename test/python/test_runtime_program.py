@@ -7,6 +7,7 @@ writes ``temp + c`` into the output. Both kernels take ``(x, y, out, N, core_sta
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -132,6 +133,57 @@ def test_replay_with_new_shapes_and_fresh_outputs() -> None:
         a, b, c = inputs(n, seed=n)
         np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(first, kept)  # an earlier result is never overwritten by a later call
+
+
+def address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def test_dropped_output_storage_is_reused() -> None:
+    exe = build(fma_program("cpu-llvm"))
+    a, b, c = inputs(1000)
+    storage = weakref.ref(exe(a, b, c)[0].base)  # the result is dropped at once; the Executable keeps its storage
+    (out,) = exe(a, b, c)
+    assert storage() is not None and out.base is storage()
+    np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
+
+
+def test_a_held_result_is_never_overwritten() -> None:
+    exe = build(fma_program("cpu-llvm"))
+    held, kept = [], []
+    for seed in range(5):  # more results held at once than the Executable keeps storages
+        a, b, c = inputs(500, seed=seed)
+        (out,) = exe(a, b, c)
+        held.append(out)
+        kept.append(a * b + c)
+    row = exe(*inputs(500, seed=9))[0][:10]  # only a view of a result survives: it holds the storage too
+    saved = row.copy()
+    for seed in range(5):
+        exe(*inputs(500, seed=10 + seed))
+    for out, want in zip(held, kept):
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(row, saved)
+    assert len({address(out) for out in held} | {address(row)}) == 6
+
+
+def test_a_loop_that_keeps_the_last_result_alternates_two_storages() -> None:
+    exe = build(fma_program("cpu-llvm"))
+    a, b, c = inputs(300)
+    out = exe(a, b, c)[0]
+    storages = []
+    for _ in range(6):
+        previous, out = out, exe(a, b, out)[0]  # the previous result is an input of the call
+        np.testing.assert_allclose(out, a * b + previous, rtol=1e-5, atol=1e-5)
+        storages.append(weakref.ref(out.base))
+        del previous
+    assert all(s() is not None for s in storages) and len({id(s()) for s in storages}) == 2
+
+
+def test_output_storage_grows_with_the_binding() -> None:
+    exe = build(fma_program("cpu-llvm"))
+    for n in (10, 5000, 10, 20_000):
+        a, b, c = inputs(n, seed=n)
+        np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
 
 
 def test_inputs_are_converted_when_needed() -> None:

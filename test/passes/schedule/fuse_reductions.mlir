@@ -101,4 +101,46 @@ func.func @long_rows(%x: !graph.tensor<4xKxf32>) -> !graph.tensor<4xKxf32> attri
   func.return %d : !graph.tensor<4xKxf32>
 }
 
+// Attention's probabilities feed a matmul through a broadcast (over v's columns): recomputed there, every
+// probability (its exp included) would be computed once per column; they are realized, on every target. The
+// row max and sum stay in the softmax's kernel on CPUs.
+// ANY-LABEL: func.func @probabilities_times_v
+// ANY:   graph.div {{.*}}graph.realize = "broadcast expensive"
+// CPU-LABEL: func.func @probabilities_times_v
+// CPU-NOT: graph.realize = "reduce broadcast"
+// CPU:   graph.div {{.*}}graph.realize = "broadcast expensive"
+// CPU:   graph.reduce_sum {{.*}}graph.realize = "output"
+// KERNELS-LABEL: func.func @probabilities_times_v
+// KERNELS-COUNT-2: kernel.launch
+// KERNELS-NOT: kernel.launch
+func.func @probabilities_times_v(%s: !graph.tensor<16x32xf32>, %v: !graph.tensor<32x8xf32>) -> !graph.tensor<16x8xf32> {
+  %m = graph.reduce_max %s {axes = array<i64: 1>, keepdims = true} : (!graph.tensor<16x32xf32>) -> !graph.tensor<16x1xf32>
+  %d = graph.sub %s, %m : (!graph.tensor<16x32xf32>, !graph.tensor<16x1xf32>) -> !graph.tensor<16x32xf32>
+  %e = graph.exp %d : !graph.tensor<16x32xf32>
+  %t = graph.reduce_sum %e {axes = array<i64: 1>, keepdims = true} : (!graph.tensor<16x32xf32>) -> !graph.tensor<16x1xf32>
+  %p = graph.div %e, %t : (!graph.tensor<16x32xf32>, !graph.tensor<16x1xf32>) -> !graph.tensor<16x32xf32>
+  %pe = graph.reshape %p : (!graph.tensor<16x32xf32>) -> !graph.tensor<16x32x1xf32>
+  %pb = graph.expand %pe : (!graph.tensor<16x32x1xf32>) -> !graph.tensor<16x32x8xf32>
+  %prod = graph.mul %pb, %v : (!graph.tensor<16x32x8xf32>, !graph.tensor<32x8xf32>) -> !graph.tensor<16x32x8xf32>
+  %o = graph.reduce_sum %prod {axes = array<i64: 1>} : (!graph.tensor<16x32x8xf32>) -> !graph.tensor<16x8xf32>
+  func.return %o : !graph.tensor<16x8xf32>
+}
+
+// Two ALU ops on a broadcast operand (a bias and a relu before a matmul) are recomputed: one kernel.
+// ANY-LABEL: func.func @bias_relu_times_w
+// ANY-NOT: graph.realize = "broadcast expensive"
+// ANY:   graph.reduce_sum {{.*}}graph.realize = "output"
+// KERNELS-LABEL: func.func @bias_relu_times_w
+// KERNELS-COUNT-1: kernel.launch
+// KERNELS-NOT: kernel.launch
+func.func @bias_relu_times_w(%h: !graph.tensor<16x32xf32>, %b: !graph.tensor<32xf32>, %w: !graph.tensor<32x8xf32>) -> !graph.tensor<16x8xf32> {
+  %a = graph.add %h, %b : (!graph.tensor<16x32xf32>, !graph.tensor<32xf32>) -> !graph.tensor<16x32xf32>
+  %r = graph.relu %a : !graph.tensor<16x32xf32>
+  %re = graph.reshape %r : (!graph.tensor<16x32xf32>) -> !graph.tensor<16x32x1xf32>
+  %rb = graph.expand %re : (!graph.tensor<16x32x1xf32>) -> !graph.tensor<16x32x8xf32>
+  %prod = graph.mul %rb, %w : (!graph.tensor<16x32x8xf32>, !graph.tensor<32x8xf32>) -> !graph.tensor<16x32x8xf32>
+  %o = graph.reduce_sum %prod {axes = array<i64: 1>} : (!graph.tensor<16x32x8xf32>) -> !graph.tensor<16x8xf32>
+  func.return %o : !graph.tensor<16x8xf32>
+}
+
 // BAD: graph-mark-realize: unknown target 'tpu'
