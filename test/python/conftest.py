@@ -25,21 +25,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "cluster_slow: a slow Ray-cluster test, run only with KILN_CLUSTER_TESTS=all (docs/distributed.md)"
-    )
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get("KILN_CLUSTER_TESTS") == "all":
-        return
-    skip = pytest.mark.skip(reason="a slow cluster test: KILN_CLUSTER_TESTS=all runs it")
-    for item in items:
-        if "cluster_slow" in item.keywords:
-            item.add_marker(skip)
-
-
 @dataclass
 class CliResult:
     code: int
