@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     f32,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
@@ -39,6 +39,7 @@ from kiln.lowering.kernel_builder import Cond, KernelBuilder
 from kiln.support import symbolic as S
 from kiln.support.trampoline import Walk, run
 from kiln.support.symbolic import Expr
+from kiln.support.locations import fused_location, inherit_locations, is_known
 from kiln.support.statistics import Statistic
 
 INDEX = IndexType()
@@ -100,6 +101,8 @@ class _KernelEmitter:
     _next_range: int = 0
     _output_ranges: dict[SSAValue, tuple[int, Expr]] = field(default_factory=dict)
     """Output range -> (dim, size), for the dims built as one range."""
+    sources: list[Attribute] = field(default_factory=list)
+    """The locations of the graph ops computed in the kernel, producers first."""
 
     def __post_init__(self) -> None:
         self.b = KernelBuilder(self.symbols)
@@ -173,7 +176,10 @@ class _KernelEmitter:
         if key not in self._memo:
             op = v.owner
             assert isinstance(op, Operation)
+            mark = self.b.unclaimed.mark()
             self._memo[key] = yield self._emit_op(op, v.type, idx, gate)  # type: ignore[arg-type]
+            self.b.unclaimed.claim(mark, op.location)
+            self.sources.append(op.location)
         return self._memo[key]
 
     def _emit_op(self, op: Operation, t: TensorType, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
@@ -468,12 +474,16 @@ class ConvertGraphToKernel(ModulePass):
                 attrs[DIMS_KEY] = DimsAttr.from_dict(symbols)
             name = _kernel_name(fn.sym_name.data, i, block)
             kop = K.KernelOp(name, [a.type for a in block.args], Region(block), attrs)
-            # The kernel keeps the source line of the graph op it computes, so later errors about it point there.
-            kop.location = root.owner.location if isinstance(root, OpResult) else fn.location
+            # The kernel keeps the source lines of the graph ops it computes (fused), so later errors about it
+            # point there; its ops that no one graph op made (ranges, the output's store) take the kernel's.
+            location = fused_location(em.sources)
+            kop.location = location if is_known(location) else fn.location
+            inherit_locations(kop)
             kernels.append((kop, keys, syms, key))
 
         schedule = self._schedule(fn, kernels, outputs, symbols)
         schedule.location = fn.location
+        inherit_locations(schedule)
         for kop, *_ in kernels:
             if isinstance(kop, K.KernelOp):
                 module.body.block.insert_op_before(kop, fn)
@@ -492,14 +502,19 @@ class ConvertGraphToKernel(ModulePass):
             buffers[out_key] = alloc.result
             if not isinstance(kop, K.KernelOp):
                 continue  # a value with no elements: its (empty) buffer, and nothing to compute
+            alloc.location = kop.location
             for s in syms:
                 if s not in sym_vals:
                     sym = K.SymbolOp(s)
                     block.add_op(sym)
                     sym_vals[s] = sym.result
-            block.add_op(K.LaunchOp(kop.sym_name.data, [buffers[k] for k in keys] + [sym_vals[s] for s in syms]))
+            launch = K.LaunchOp(kop.sym_name.data, [buffers[k] for k in keys] + [sym_vals[s] for s in syms])
+            launch.location = kop.location
+            block.add_op(launch)
         results = [buffers[("copy", i)] if isinstance(v, BlockArgument) else buffers[v] for i, v in enumerate(outputs)]
-        block.add_op(func.ReturnOp(*results))
+        ret = func.ReturnOp(*results)
+        ret.location = fn.body.blocks.first.last_op.location  # type: ignore[union-attr]
+        block.add_op(ret)
         new = func.FuncOp(fn.sym_name.data, (in_types, out_types), Region(block), visibility=fn.sym_visibility)
         for k, v in fn.attributes.items():
             new.attributes[k] = v

@@ -16,6 +16,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from kiln.dialects import kernel as K
 from kiln.dialects.types import BufferType
 from kiln.support import symbolic as S
+from kiln.support.locations import Unclaimed
 
 INDEX = IndexType()
 
@@ -39,6 +40,8 @@ class KernelBuilder:
         self._leaves: dict[str, SSAValue] = {}
         """Range and opaque value variables by name (a symbol's value is its kernel argument)."""
         self.output_key: object | None = None
+        self.unclaimed: Unclaimed[Operation] = Unclaimed(_set_location)
+        """The ops appended that no graph op has claimed yet: the scheduler claims them per graph op."""
 
     # -- arguments ---------------------------------------------------------------------------
     def buffer(self, key: object, t: BufferType, reason: str) -> BlockArgument:
@@ -69,11 +72,15 @@ class KernelBuilder:
         return new, keys, [self._buffer_reasons[k] for k in keys], list(self._syms)
 
     # -- ops ---------------------------------------------------------------------------------
+    def _append(self, op: Operation) -> None:
+        self.block.add_op(op)
+        self.unclaimed.add(op)
+
     def _add(self, key: tuple | None, op: Operation) -> SSAValue:
         if key is not None and key in self._memo:
             op.erase()
             return self._memo[key]
-        self.block.add_op(op)
+        self._append(op)
         if key is not None:
             self._memo[key] = op.results[0]
         return op.results[0]
@@ -122,7 +129,7 @@ class KernelBuilder:
         return self._add(("load", buf, idx, gate), K.LoadOp(buf, idx, gate))
 
     def store(self, buf: SSAValue, flat: S.Expr, v: SSAValue, gate: SSAValue | None) -> None:
-        self.block.add_op(K.StoreOp(buf, self.index(flat), v, gate))
+        self._append(K.StoreOp(buf, self.index(flat), v, gate))
 
     def value_var(self, v: SSAValue, lo: int, hi: int) -> S.Var:
         """An index value the scheduler cannot see into (a gathered position) as a variable within [lo, hi]."""
@@ -194,3 +201,7 @@ def _emission_key(term: S.Expr) -> list[tuple]:
 
 def _sum_key(x: S.Expr) -> list[list[tuple]]:
     return sorted(_emission_key(t) for t in S.linear(x)[0])
+
+
+def _set_location(op: Operation, location: Attribute) -> None:
+    op.location = location

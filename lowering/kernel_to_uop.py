@@ -24,6 +24,7 @@ from kiln.lowering.linearize.emit import emit
 from kiln.lowering.linearize.instantiate import Instantiator
 from kiln.lowering.linearize.vectorize import Vectorizer
 from kiln.capabilities.description import TargetDescription, target_for_pass
+from kiln.support.locations import inherit_locations
 
 COPIED_ATTRIBUTES = ("symbols", DIMS_KEY, "opts")
 """``kernel.kernel`` attributes the ``uop.kernel`` keeps."""
@@ -37,6 +38,8 @@ def linearize(kernel: KernelOp, target: TargetDescription) -> UopKernelOp:
     attributes = {k: v for k, v in kernel.attributes.items() if k in COPIED_ATTRIBUTES}
     result = UopKernelOp(kernel.sym_name.data, attributes=attributes | inst.launch.attributes())
     emit(program, result.body.block)
+    result.location = kernel.location  # the graph ops' lines: the kernel's ops, and what targets make of them
+    inherit_locations(result)
     return result
 
 

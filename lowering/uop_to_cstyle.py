@@ -37,6 +37,7 @@ from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
 from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
 from kiln.support.diagnostics import error_at
+from kiln.support.locations import inherit_locations
 
 I1, I32, I64, UI32, UI64, F32, F64 = (DTYPES[n] for n in ("i1", "i32", "i64", "ui32", "ui64", "f32", "f64"))
 CORE_PARAMS = ("core_start", "core_end")
@@ -98,6 +99,7 @@ class _KernelConverter(KernelConverter):
         for name, arg in zip(CORE_PARAMS, args[len(params) :]):
             arg.name_hint = name
         self._convert_body(func.body.block)
+        inherit_locations(func)  # what no one uop op made (loop bounds, the thread slice): the kernel's lines
         return func
 
     def _param_type(self, p: uop.ParamOp, stored: bool) -> Attribute:

@@ -39,6 +39,7 @@ from kiln.lowering.llvm.casts import lower_bitcast, lower_cast
 from kiln.lowering.llvm.types import llvm_type, memory_type
 from kiln.lowering.uop_to_target import ConvertUopToTarget
 from kiln.support.diagnostics import error_at
+from kiln.support.locations import inherit_locations
 
 CORE_ARGS = ("core_start", "core_end")
 """The trailing i64 parameters of every CPU kernel: the half-open slice of the ``core_extent`` range."""
@@ -80,6 +81,7 @@ def lower_kernel(kernel: uop.UopKernelOp) -> llvm.FuncOp:
         extra_attrs=dict(kernel.attributes),
     )
     func.location = kernel.location
+    inherit_locations(func)
     return func
 
 

@@ -48,6 +48,7 @@ from kiln.lowering.ptx.types import const_type, memory_type, reg_kind
 from kiln.capabilities.ptx import TENSOR_CORE_SHAPES, WARP_SIZE, ptx_header
 from kiln.lowering.uop_to_target import ConvertUopToTarget
 from kiln.support.diagnostics import error_at
+from kiln.support.locations import inherit_locations
 
 I32, I64 = DTYPES["i32"], DTYPES["i64"]
 SCALAR_PARAMS = (IndexType(), DTYPES["i32"], DTYPES["ui32"])
@@ -141,6 +142,7 @@ class _KernelConverter:
                 raise error_at(op, f"{op.name} has no PTX lowering")
         self.b.location = self.kernel.location
         self.b.append(ptx.RetOp())
+        inherit_locations(self.entry)
         return self.entry
 
     # ---- bookkeeping

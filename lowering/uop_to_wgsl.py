@@ -51,6 +51,7 @@ from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
 from kiln.capabilities.description import TargetDescription
 from kiln.capabilities.wgsl import DEFAULT_LIMITS, OPTIONAL_FEATURES, describe_limits
 from kiln.support.diagnostics import error_at
+from kiln.support.locations import inherit_locations
 
 BUILTIN_OF_SPECIAL = {
     "group_id": "workgroup_id",
@@ -116,6 +117,7 @@ class _KernelConverter(KernelConverter):
             self.lanes[p.result] = [arg]
             arg.name_hint = p.result.name_hint or default
         self._convert_body(entry.body.block)
+        inherit_locations(entry)
         return entry
 
     def _params(self) -> list[uop.ParamOp]:

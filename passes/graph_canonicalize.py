@@ -33,10 +33,16 @@ def splat_value(v: SSAValue) -> float | int | bool | None:
     return None
 
 
+def _at(old: Operation, new: Operation) -> Operation:
+    """``new``, at the location of the op it replaces."""
+    new.location = old.location
+    return new
+
+
 def _replace_with_splat(rewriter: PatternRewriter, op: Operation, value: object) -> None:
     t: TensorType = op.results[0].type  # type: ignore[assignment]
     scalar = np.asarray(value).item()
-    rewriter.replace(op, G.ConstantOp.splat(scalar, t))
+    rewriter.replace(op, _at(op, G.ConstantOp.splat(scalar, t)))
 
 
 class FoldConstants(RewritePattern):
@@ -119,9 +125,9 @@ class FoldMovementChains(RewritePattern):
         if isinstance(op, G.PermuteOp):
             p_in, p_out = _ints(inner.properties["perm"]), _ints(op.perm)
             perm = [p_in[p] for p in p_out]
-            rewriter.replace(op, G.PermuteOp.build_op([src], perm=tuple(perm)))
+            rewriter.replace(op, _at(op, G.PermuteOp.build_op([src], perm=tuple(perm))))
         elif isinstance(op, G.ReshapeOp | G.ExpandOp):
-            rewriter.replace(op, type(op).build_op([src], result_type=op.results[0].type))
+            rewriter.replace(op, _at(op, type(op).build_op([src], result_type=op.results[0].type)))
         elif isinstance(op, G.FlipOp) and _ints(op.axes) == _ints(inner.properties["axes"]):
             rewriter.replace(op, [], [src])
 

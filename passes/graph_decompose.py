@@ -64,20 +64,24 @@ def _lowest(dtype: Attribute) -> float | int:
 
 
 class Builder:
-    """Creates core graph ops in front of the op being rewritten; result types are inferred where the op
-    classes can, given explicitly otherwise."""
+    """Creates core graph ops in front of the op being rewritten, at its location (so kernels and errors
+    made from them point at the composite's line); result types are inferred where the op classes can, given
+    explicitly otherwise."""
 
-    def __init__(self, rewriter: PatternRewriter):
+    def __init__(self, rewriter: PatternRewriter, origin: Operation):
         self.rewriter = rewriter
+        self.origin = origin
 
     def op(self, name: str, *operands: SSAValue, result: TensorType | None = None, **props: object) -> SSAValue:
         new = graph.op(name).build_op(list(operands), result, **props)
+        new.location = self.origin.location
         self.rewriter.insert(new)
         return new.results[0]
 
     def const(self, value: float | int, dtype: Attribute) -> SSAValue:
         """A rank-0 splat: implicit broadcasting spreads it."""
         new = graph.ConstantOp.splat(value, TensorType((), dtype))  # type: ignore[attr-defined]
+        new.location = self.origin.location
         self.rewriter.insert(new)
         return new.results[0]
 
@@ -298,7 +302,7 @@ class DecomposeComposite(RewritePattern):
         decompose = DECOMPOSITIONS.get(op.name)
         if decompose is None:
             return
-        b = Builder(rewriter)
+        b = Builder(rewriter, op)
         value = decompose(b, op)
         if value is None:
             return

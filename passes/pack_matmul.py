@@ -83,6 +83,8 @@ def _packed(mm: graph.MatmulOp, w: int) -> SSAValue:
     ops.append(graph.ContiguousOp.build_op([ops[-1]], ops[-1].results[0].type))
     ops.append(graph.op("permute").build_op([ops[-1]], perm=swap))
     ops.append(graph.op("reshape").build_op([ops[-1]], b))
+    for op in ops:
+        op.location = mm.location
     Rewriter.insert_op(ops, InsertPoint.before(mm))
     return ops[-1].results[0]
 

@@ -46,6 +46,7 @@ from kiln.dialects import graph
 from kiln.dialects.graph import REALIZE_ATTR
 from kiln.dialects.types import TensorType, declared_dims, itemsize
 from kiln.support import trampoline
+from kiln.support.diagnostics import error_at
 from kiln.support.trampoline import Walk
 from kiln.capabilities.description import TargetDescription, target_for_pass
 
@@ -257,6 +258,7 @@ def decide_realize(fn: func.FuncOp, target: TargetDescription | None = None) -> 
     realized: dict[SSAValue, str] = {}
     body = fn.body.blocks.first
     assert body is not None
+    _check_graph_level(fn)
     for op in body.ops:
         if op.name in UNSUPPORTED_IN_KERNELS:
             raise DiagnosticException(f"'{op.name}' must be decomposed before scheduling (run graph-decompose first)")
@@ -272,6 +274,19 @@ def decide_realize(fn: func.FuncOp, target: TargetDescription | None = None) -> 
         if not found:
             return realized
         realized.update(found)
+
+
+def _check_graph_level(fn: func.FuncOp) -> None:
+    """Only a function of graph ops on !graph.tensor values can be scheduled; anything else (plain arith, or IR
+    already at the kernel level) is the user's mistake, reported at the first op or type that is not."""
+    for op in fn.body.ops:
+        if not op.name.startswith("graph.") and not isinstance(op, func.ReturnOp):
+            raise error_at(op, f"'{op.name}' is not a graph op: kernels are formed from functions of graph ops "
+                           "(lower-to-kernel takes the graph level)")
+    for t in (*fn.function_type.inputs.data, *fn.function_type.outputs.data):
+        if not isinstance(t, TensorType):
+            raise error_at(fn, f"@{fn.sym_name.data} takes or returns {t}: kernels are formed from functions of "
+                           "!graph.tensor values (lower-to-kernel takes the graph level)")
 
 
 @dataclass(frozen=True)

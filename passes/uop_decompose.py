@@ -294,6 +294,7 @@ class Builder:
         self._active: list[tuple[str, Attribute]] = []
 
     def emit(self, op: Operation) -> SSAValue:
+        op.location = self.at.location  # the line of the op being decomposed
         self.rewriter.insert(op, InsertPoint.before(self.at))
         return op.results[0]
 

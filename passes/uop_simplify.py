@@ -27,6 +27,7 @@ from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp
 from kiln.dialects.types import DIMS_KEY, DimsAttr, bitwidth, is_bool, is_unsigned
 from kiln.support import symbolic as S
+from kiln.support.locations import inherit_locations
 
 _INDEX_OPS = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod, "max": S.maximum, "min": S.minimum}
 _COMPARISONS = {"cmplt": S.lt, "cmple": S.le, "cmpeq": S.eq, "cmpne": S.ne}
@@ -55,6 +56,7 @@ class UopSimplify(ModulePass):
         for kernel in [k for k in op.ops if isinstance(k, U.UopKernelOp)]:
             KernelSimplifier(kernel).run()
             remove_dead_code(kernel.body.block)
+            inherit_locations(kernel)  # the index arithmetic it rebuilt serves the whole kernel
 
 
 class KernelSimplifier:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from xdsl.dialects.builtin import FileLineColLoc, NameLoc
+from xdsl.dialects.builtin import FileLineColLoc, FusedLoc, NameLoc
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 
@@ -84,6 +84,8 @@ def _file_loc(loc: Attribute) -> SourceLoc | None:
         return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
     if isinstance(loc, NameLoc):
         return _file_loc(loc.location)
+    if isinstance(loc, FusedLoc):  # a kernel fused from several ops: the first of them
+        return next((f for inner in loc.locations.data if (f := _file_loc(inner)) is not None), None)  # type: ignore[attr-defined]
     return None
 
 

@@ -61,6 +61,8 @@ class Emitter:
 
     def _append(self, op: Operation, node: Node | None = None) -> None:
         self.block.add_op(op)
+        if node is not None and node.location is not None:
+            op.location = node.location
         if node is not None and op.results:
             self.values[node] = op.results[0]
             if node.name:

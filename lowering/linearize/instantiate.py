@@ -218,7 +218,9 @@ class Instantiator:
             return self.params[v.index]
         key = (v, self._key(self.deps[v], env))
         if key not in self._memo:
+            mark = self.program.unclaimed.mark()
             self._memo[key] = yield self._make(v, env)
+            self.program.unclaimed.claim(mark, v.owner.location)  # type: ignore[union-attr]
         return self._memo[key]
 
     def _scope(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> Scope:
@@ -253,9 +255,11 @@ class Instantiator:
 
     def _store(self, op: K.StoreOp, env: dict[SSAValue, Bound]) -> Node:
         ranges = tuple(sorted(self._operand_deps(op), key=lambda r: self.ranges[r].position))
+        mark = self.program.unclaimed.mark()
         values = [trampoline.run(self.value(x, env)) for x in op.operands]
         operands = self._gated(values, 3, self.launch.store_gates(ranges))
         n = self.program.node("store", operands, None, scope=self._scope(ranges, env))
+        self.program.unclaimed.claim(mark, op.location)
         self.accesses.append(Access(n, op, self._key(ranges, env)))
         return n
 

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute
 
 from kiln.dialects.alu import ALU_OPS, like
 from kiln.dialects.types import is_float
+from kiln.support.locations import Unclaimed
 
 PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "wmma"})
 """Node ops without side effects: equal ones (same op, operands, type, attribute) are one node."""
@@ -70,6 +71,8 @@ class Node:
         publishes, a local load after that barrier). Nodes listed here are live when this one is."""
         self.name = name
         self.seq = next(_SEQ)
+        self.location: Attribute | None = None
+        """The location of the kernel op this node was made for (the first one, for a shared pure node)."""
 
     def __repr__(self) -> str:
         return f"<{self.op} {self.attr if self.attr is not None else ''} #{self.seq}>"
@@ -86,6 +89,8 @@ class Program:
     def __init__(self) -> None:
         self.root = Scope("root")
         self._pure: dict[tuple, Node] = {}
+        self.unclaimed: Unclaimed[Node] = Unclaimed(_set_location)
+        """Nodes no kernel op has claimed yet: the instantiator claims them per kernel op."""
 
     def node(
         self,
@@ -106,6 +111,7 @@ class Program:
             return found
         n = Node(op, operands, type, attr, where, after, name)
         where.nodes.append(n)
+        self.unclaimed.add(n)
         if key is not None:
             self._pure[key] = n
         return n
@@ -202,3 +208,7 @@ def ceildiv(p: Program, a: Node, b: Node) -> Node:
     cb = const_value(b)
     b_minus_1 = p.index(cb - 1) if cb is not None else p.alu("sub", b, p.index(1))
     return idiv(p, iadd(p, a, b_minus_1), b)
+
+
+def _set_location(node: Node, location: Attribute) -> None:
+    node.location = location
