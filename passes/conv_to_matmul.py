@@ -1,0 +1,89 @@
+"""`graph-conv-to-matmul`: rewrite `graph.conv2d` as a `graph.matmul`, so that the matmul's register tile (and
+`graph-pack-matmul`) applies to convolutions. The CPU pipelines run it before `graph-pack-matmul`; on GPUs the
+direct form stays (not measured there), though the rewrite is correct on every target.
+
+A convolution is ``y[n, g, o, p] = sum_k W[g, o, k] * cols[n, g, k, p]`` over the taps ``k = (c, kh, kw)`` of the
+group and the output points ``p = (oh, ow)``: the filter as an ``[Og, Cg*KH*KW]`` matrix times the input's
+sliding windows as a ``[Cg*KH*KW, OH*OW]`` matrix per image and group. The output comes out in NCHW order, so a
+bias, relu or residual add fuses into the matmul's output kernel as after any matmul.
+
+- 1x1, stride 1, no padding: ``cols`` is ``x`` viewed as ``[N, G, Cg, H*W]``; no copy.
+- Otherwise: im2col. ``cols`` is the zero-padded input's windows (graph-decompose's movement-op windows)
+  permuted to ``[N, G, Cg*KH*KW, OH*OW]`` and made contiguous, so the matmul reads it with unit stride along
+  the output points, the axis its register tile vectorizes; `graph-pack-matmul` may then write that copy as
+  column panels directly.
+- Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
+  has nothing to tile.
+
+Measurements and the choice of layout are in docs/optimizer.md ("Convolutions as matmuls").
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from kiln.dialects import graph
+from kiln.dialects.types import TensorType
+from kiln.passes.graph_decompose import Builder, pair, tensor_type, windows_2d
+from kiln.support.statistics import Statistic
+
+CONVS_REWRITTEN = Statistic("convs-rewritten", "Number of conv2d ops rewritten as matmuls")
+
+
+def _is_pointwise(op: graph.Conv2dOp) -> bool:
+    """A 1x1 filter at stride 1 without padding: the input is already the matrix."""
+    kh, kw = tensor_type(op.operands[1]).shape[2:]
+    return (kh, kw) == (1, 1) and pair(op, "stride", (1, 1)) == (1, 1) and pair(op, "padding", (0, 0)) == (0, 0)
+
+
+def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int) -> SSAValue:
+    """The convolution's right-hand matrix ``[N, G, Cg*KH*KW, OH*OW]`` (G left out when 1)."""
+    n, c = tensor_type(x).shape[:2]
+    kh, kw = tensor_type(op.operands[1]).shape[2:]
+    oh, ow = tensor_type(op.results[0]).shape[2:]
+    lead = (n, groups) if groups > 1 else (n,)
+    if _is_pointwise(op):
+        return b.reshape(x, (*lead, c // groups, oh * ow))  # type: ignore[operator]
+    ph, pw = pair(op, "padding", (0, 0))
+    x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw), 0)
+    win = windows_2d(b, x, (kh, kw), pair(op, "stride", (1, 1)), pair(op, "dilation", (1, 1)), (oh, ow))
+    win = b.op("permute", win, perm=(0, 1, 2, 4, 3, 5))  # [N, C, KH, KW, OH, OW]
+    cols = b.reshape(win, (*lead, c // groups * kh * kw, oh * ow))  # type: ignore[operator]
+    return b.op("contiguous", cols, result=tensor_type(cols))
+
+
+class ConvToMatmul(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.Conv2dOp):
+            return
+        o, cg = tensor_type(op.operands[1]).shape[:2]
+        if cg == 1:
+            return  # depthwise (or single-channel): the direct form
+        b = Builder(rewriter)
+        x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
+        groups = int(op.groups.value.data)
+        n = tensor_type(x).shape[0]
+        oh, ow = tensor_type(op.results[0]).shape[2:]
+        taps = (cg * tensor_type(w).shape[2] * tensor_type(w).shape[3])  # type: ignore[operator]
+        filters = b.reshape(w, (groups, o // groups, taps) if groups > 1 else (o, taps))  # type: ignore[operator]
+        cols = _columns(b, op, x, groups)
+        shape = (n, groups, o // groups, oh * ow) if groups > 1 else (n, o, oh * ow)  # type: ignore[operator]
+        y = b.op("matmul", filters, cols, result=TensorType(shape, tensor_type(x).element_type))
+        y = b.reshape(y, (n, o, oh, ow))
+        if len(op.operands) == 3:
+            y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1, 1)))
+        rewriter.replace(op, [], [b.cast(y, tensor_type(op.results[0]).element_type)])
+        CONVS_REWRITTEN.bump()
+
+
+class GraphConvToMatmul(ModulePass):
+    """Convolutions as matmuls (im2col where the windows overlap, skip or pad)."""
+
+    name = "graph-conv-to-matmul"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ConvToMatmul()).rewrite_module(op)
