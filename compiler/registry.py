@@ -71,7 +71,7 @@ def _schedule(target: str | None) -> list[str]:
     """Scheduling (graph -> kernel); for a ``target``, with its scheduling decisions (which matmuls read a
     packed B, which reduce broadcasts it fuses)."""
     option = f"{{target={target}}}" if target else ""
-    pack = ["graph-conv-to-matmul", f"graph-pack-matmul{option}"] if target in CPU_TARGETS else []
+    pack = [f"graph-conv-to-matmul{option}", f"graph-pack-matmul{option}"] if target in CPU_TARGETS else []
     legalize = [f"graph-legalize-dtypes{option}"] if target in NARROW_TARGETS else []
     return [*legalize, *pack, "graph-decompose", "graph-canonicalize", "cse", f"graph-mark-realize{option}",
             "convert-graph-to-kernel", "kernel-plan-memory"]
