@@ -7,7 +7,8 @@ group and the output points ``p = (oh, ow)``: the filter as an ``[Og, Cg*KH*KW]`
 sliding windows as a ``[Cg*KH*KW, OH*OW]`` matrix per image and group. The output comes out in NCHW order, so a
 bias, relu or residual add fuses into the matmul's output kernel as after any matmul.
 
-- 1x1, stride 1, no padding: ``cols`` is ``x`` viewed as ``[N, G, Cg, H*W]``; no copy.
+- 1x1, stride 1, no padding: ``cols`` is ``x`` viewed as ``[N, G, Cg, H*W]``; no copy (unless the points are
+  padded, below).
 - Otherwise: im2col. ``cols`` is the zero-padded input's windows (graph-decompose's movement-op windows)
   permuted to ``[N, G, Cg*KH*KW, OH*OW]`` and made contiguous, so the matmul reads it with unit stride along
   the output points, the axis its register tile vectorizes; `graph-pack-matmul` may then write that copy as
