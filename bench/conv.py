@@ -1,6 +1,7 @@
 """Single ResNet-50 layers (f32, batch 1): kiln against onnxruntime (2 threads) in the same run.
 
     python bench/conv.py [--layers stem,1x1_56,...] [--devices cpu-llvm,cpu-c] [--direct] [--repeat 10]
+    KILN_THREADS=1 python bench/conv.py --ort-threads 1     # one core each
 
 Each layer is one `graph.conv2d` (or pool) for kiln and a one-node ONNX model for onnxruntime. Prints per layer
 and runner: median and best time of warm calls, GFLOP/s (of the median; convolutions only), the ratio
@@ -24,6 +25,7 @@ clean_blas_env()
 import numpy as np  # noqa: E402
 
 ORT_THREADS = 2
+"""onnxruntime's intra-op threads (the issue's baseline: 2, the cores of the machine the targets were set on)."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def program(layer: Layer) -> str:
             f"  func.return %y : {y}\n}}")
 
 
-def onnx_session(layer: Layer):  # noqa: ANN201 (onnxruntime's InferenceSession)
+def onnx_session(layer: Layer, threads: int):  # noqa: ANN201 (onnxruntime's InferenceSession)
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
@@ -92,7 +94,7 @@ def onnx_session(layer: Layer):  # noqa: ANN201 (onnxruntime's InferenceSession)
     graph = helper.make_graph([node], layer.op, inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     options = ort.SessionOptions()
-    options.intra_op_num_threads = ORT_THREADS
+    options.intra_op_num_threads = threads
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     return lambda *arrays: session.run(None, dict(zip(names, arrays)))[0]
 
@@ -102,6 +104,7 @@ def main() -> None:
     parser.add_argument("--layers", default="", help="comma-separated name prefixes (default: all)")
     parser.add_argument("--devices", default="cpu-llvm,cpu-c")
     parser.add_argument("--direct", action="store_true", help="without graph-conv-to-matmul (sliding windows)")
+    parser.add_argument("--ort-threads", type=int, default=ORT_THREADS)
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
     wanted = [w for w in args.layers.split(",") if w]
@@ -115,11 +118,11 @@ def main() -> None:
     rng = np.random.default_rng(0)
     for layer in layers:
         inputs = [rng.standard_normal(s).astype(np.float32) for s in layer.shapes()]
-        ort_run = onnx_session(layer)
+        ort_run = onnx_session(layer, args.ort_threads)
         want = ort_run(*inputs)
         ort_s, ort_best = timings(lambda: ort_run(*inputs), args.repeat)
         gflops = (lambda s: layer.flops / s / 1e9) if layer.flops else (lambda s: "")
-        rows.append([layer.name, f"onnxruntime x{ORT_THREADS}", ort_s * 1e3, ort_best * 1e3, gflops(ort_s), 1.0, ""])
+        rows.append([layer.name, f"onnxruntime x{args.ort_threads}", ort_s * 1e3, ort_best * 1e3, gflops(ort_s), 1.0, ""])
         for device in devices:
             run, cold, _, opts = compile_cold_and_cached(device, program(layer), "layer")
             got = run(*inputs)[0]
