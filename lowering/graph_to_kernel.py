@@ -90,6 +90,7 @@ def delinearize(flat: Expr, shape: list[Expr]) -> list[Expr]:
 
 
 def _prod(xs: list[Expr]) -> Expr:
+    """The product of index expressions (1 for none)."""
     out: Expr = S.const(1)
     for x in xs:
         out = out * x
@@ -143,7 +144,7 @@ class _KernelEmitter:
         self.b.output_key = out_key
         shape = self.dims(t)
         groups = _merge_runs(len(shape), merged)
-        sizes = {g[0]: S.const(1) * _prod([shape[d] for d in g]) for g in groups}
+        sizes = {g[0]: _prod([shape[d] for d in g]) for g in groups}
         splits = splits or {}
         panels = {d: self.new_range(S.fdiv(sizes[d], w), K.AxisKind.GLOBAL)[0] * w for d, w in splits.items()}
         idx: list[Expr] = []

@@ -68,6 +68,8 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
 
 @dataclass
 class ConvToMatmul(RewritePattern):
+    """One conv2d as a matmul (the module docstring says which form); the points padded for ``target``."""
+
     target: TargetDescription
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
