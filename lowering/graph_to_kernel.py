@@ -90,6 +90,25 @@ def delinearize(flat: Expr, shape: list[Expr]) -> list[Expr]:
     return out
 
 
+def _prod(xs: list[Expr]) -> Expr:
+    """The product of index expressions (1 for none)."""
+    out: Expr = S.const(1)
+    for x in xs:
+        out = out * x
+    return out
+
+
+def _merge_runs(rank: int, merged: frozenset[int]) -> list[list[int]]:
+    """The output dims grouped into runs: d and d+1 share a run when d is in ``merged``."""
+    groups: list[list[int]] = []
+    for d in range(rank):
+        if d and d - 1 in merged:
+            groups[-1].append(d)
+        else:
+            groups.append([d])
+    return groups
+
+
 @dataclass
 class _KernelEmitter:
     """Emits one kernel: the value of `root` at every point of its output ranges."""
@@ -116,26 +135,36 @@ class _KernelEmitter:
         return self.b.range(rid, size, kind)
 
     # -- the kernel ------------------------------------------------------------------------------
-    def build(self, root: SSAValue, out_key: object, splits: dict[int, int] | None = None) -> None:
-        """The kernel of `root`. `splits` (output dim -> w) builds that dim as two ranges, size/w panels of w;
-        the panel ranges come first (outermost), so one panel is reused by every point of the others."""
+    def build(self, root: SSAValue, out_key: object, splits: dict[int, int] | None = None,
+              merged: frozenset[int] = frozenset()) -> None:
+        """The kernel of `root`. `merged` (dims d) builds dims d and d+1 as one range over both (row-major, so
+        the flat index is the same), for a convolution's output rows and columns that its matmul reads as one
+        axis; a run of merged dims is keyed by its first dim. `splits` (output dim -> w) builds that dim as two
+        ranges, size/w panels of w; the panel ranges come first (outermost), so one panel is reused by every
+        point of the others."""
         t: TensorType = root.type  # type: ignore[assignment]
         out = self.b.buffer(out_key, BufferType(t.shape, t.element_type), "output")
         self.b.output_key = out_key
         shape = self.dims(t)
+        groups = _merge_runs(len(shape), merged)
+        sizes = {g[0]: _prod([shape[d] for d in g]) for g in groups}
         splits = splits or {}
-        panels = {d: self.new_range(S.fdiv(shape[d], w), K.AxisKind.GLOBAL)[0] * w for d, w in splits.items()}
+        panels = {d: self.new_range(S.fdiv(sizes[d], w), K.AxisKind.GLOBAL)[0] * w for d, w in splits.items()}
         idx: list[Expr] = []
-        for d, size in enumerate(shape):
-            if d in panels:
-                idx.append(panels[d] + self.new_range(S.const(splits[d]), K.AxisKind.GLOBAL)[0])
+        for g in groups:
+            if g[0] in panels:
+                p = panels[g[0]] + self.new_range(S.const(splits[g[0]]), K.AxisKind.GLOBAL)[0]
             else:
-                p, rv = self.new_range(size, K.AxisKind.GLOBAL)
-                self._output_ranges[rv] = (d, size)
-                idx.append(p)
+                p, rv = self.new_range(sizes[g[0]], K.AxisKind.GLOBAL)
+                self._output_ranges[rv] = (g[0], sizes[g[0]])
+            idx += delinearize(p, [shape[d] for d in g])
         # A function result that is an argument is copied (its kernel is a load and a store).
         v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else run(self.compute(root, tuple(idx), ()))
         self.b.store(out, linearize(idx, shape), v, None)
+
+    def divisions(self) -> int:
+        """How many index divisions and remainders the kernel computes."""
+        return sum(1 for op in self.b.block.ops if op.name in ("kernel.idiv", "kernel.mod"))
 
     def range_splits(self) -> dict[int, int]:
         """Output dims (-> w) whose range the kernel divides and takes modulo by one constant w, a proper divisor
@@ -406,6 +435,29 @@ class _KernelEmitter:
         raise DiagnosticException(f"'{op.name}' cannot be lowered to a kernel (run graph-decompose first)")
 
 
+def _emit(realized: dict[SSAValue, str], symbols: dict[str, tuple[int, int]], root: SSAValue, key: object) -> _KernelEmitter:
+    """The kernel of ``root``, with its output ranges chosen: in a kernel with a reduction, adjacent static output
+    dims are merged into one range where that adds no index division (a convolution computed as a matmul reads
+    its output rows and columns as one axis: merged, that axis is contiguous, and `graph-pack-matmul`'s panels
+    split it); then dims only divided by a constant are split into panel and lane ranges (``range_splits``)."""
+    em = _KernelEmitter(realized, symbols)
+    em.build(root, key)
+    merged: frozenset[int] = frozenset()
+    shape = root.type.shape  # type: ignore[attr-defined]
+    if any(isinstance(op, K.ReduceOp) for op in em.b.block.ops):
+        for d in reversed(range(len(shape) - 1)):
+            if not (isinstance(shape[d], int) and isinstance(shape[d + 1], int) and shape[d] > 1 and shape[d + 1] > 1):
+                continue
+            trial = _KernelEmitter(realized, symbols)
+            trial.build(root, key, merged=merged | {d})
+            if trial.divisions() <= em.divisions():
+                em, merged = trial, merged | {d}
+    if splits := em.range_splits():
+        em = _KernelEmitter(realized, symbols)
+        em.build(root, key, splits, merged)
+    return em
+
+
 def _has_no_elements(t: TensorType) -> bool:
     """A static dim of size 0: the value is empty, so it gets a buffer and no kernel (every launch of one would
     run no iteration, and its index arithmetic would divide by the zero extents)."""
@@ -460,11 +512,7 @@ class ConvertGraphToKernel(ModulePass):
             if _has_no_elements(root.type):  # type: ignore[arg-type]
                 kernels.append((BufferType(root.type.shape, root.type.element_type), [], [], key))  # type: ignore[attr-defined]
                 continue
-            em = _KernelEmitter(realized, symbols)
-            em.build(root, key)
-            if splits := em.range_splits():
-                em = _KernelEmitter(realized, symbols)
-                em.build(root, key, splits)
+            em = _emit(realized, symbols, root, key)
             block, keys, reasons, syms = em.b.finish()
             attrs: dict[str, Attribute] = {
                 "inputs": ArrayAttr([StringAttr(r) for r in reasons]),

@@ -13,7 +13,11 @@ The linear uop block becomes a CFG:
   LLVM IR), ``icmp slt`` against ``%hi``, the body, and a latch adding 1; ``uop.end`` continues in the exit block.
 - ``uop.if`` / ``uop.endif``: ``cond_br`` around the guarded ops.
 - accumulators: an ``alloca`` in the entry block, a store where ``uop.define_acc`` stands, loads and stores for
-  ``acc_get``/``acc_set`` (SROA/mem2reg turn them into registers).
+  ``acc_get``/``acc_set`` (SROA/mem2reg turn them into registers). A loop that sets several accumulators itself
+  is a register tile's reduce loop: its latch carries ``{kiln.no_loop_vectorize}``, which the emitter writes as
+  ``llvm.loop.vectorize.enable = false``. The SLP vectorizer packs the tile's copies into broadcast-FMAs; left
+  on, LLVM's loop vectorizer vectorized the reduce loop itself instead on AVX2 hosts (znver3: k by 8, the
+  accumulators spilled, a 512 matmul 10x slower than numpy).
 - loads and stores: ``getelementptr inbounds`` + ``load``/``store`` aligned to the element size (a vector access
   reads N consecutive elements). A gated load branches around the load and merges the value or 0 in a block
   argument, so nothing is read where the gate is false (not even from an empty buffer); a gated store branches.
@@ -85,6 +89,10 @@ def lower_kernel(kernel: uop.UopKernelOp) -> llvm.FuncOp:
     return func
 
 
+NO_LOOP_VECTORIZE = "kiln.no_loop_vectorize"
+"""Latch attribute: LLVM's loop vectorizer must leave this loop alone (a register tile's reduce loop)."""
+
+
 @dataclass
 class _Range:
     """An open ``uop.range``: where its latch branches back to and where ``uop.end`` continues."""
@@ -92,6 +100,8 @@ class _Range:
     header: Block
     after: Block
     counter: SSAValue
+    accumulators: set[SSAValue] = field(default_factory=set)
+    """The accumulators set in this loop's own body (not in a nested loop)."""
 
 
 @dataclass
@@ -167,7 +177,10 @@ class _KernelBody:
     def end(self, op: uop.EndOp) -> None:
         loop = self.scopes.pop()
         assert isinstance(loop, _Range)  # the uop verifier checked the nesting
-        self.b.append(llvm.BrOp(loop.header, self.b.int_op(llvm.AddOp, loop.counter, self.b.const(i64, 1))))
+        latch = llvm.BrOp(loop.header, self.b.int_op(llvm.AddOp, loop.counter, self.b.const(i64, 1)))
+        if len(loop.accumulators) > 1:
+            latch.attributes[NO_LOOP_VECTORIZE] = UnitAttr()
+        self.b.append(latch)
         self.open_block(loop.after)
 
     def if_(self, op: uop.IfOp) -> None:
@@ -235,6 +248,9 @@ class _KernelBody:
         self.define(op, self.b.load(self.get(op.acc), t, natural_alignment(t)))
 
     def acc_set(self, op: uop.AccSetOp) -> None:
+        loop = next((s for s in reversed(self.scopes) if isinstance(s, _Range)), None)
+        if loop is not None:
+            loop.accumulators.add(op.acc)
         self.b.store(self.get(op.value), self.get(op.acc), natural_alignment(llvm_type(op.value.type)))
 
     # ---- values

@@ -20,6 +20,7 @@ from kiln.onnx import emit
 from kiln.onnx.dtypes import check_array, kiln_dtype
 from kiln.onnx.errors import OnnxImportError, Unsupported
 from kiln.onnx.fold import fold_node
+from kiln.onnx.fold_batch_norm import fold_batch_norms
 from kiln.onnx.functions import expand_function
 from kiln.onnx.node import NodeView
 from kiln.onnx.registry import HANDLERS, load_all
@@ -155,7 +156,7 @@ def import_model(
         inputs.append(vi.name)
     functions = model_functions(model)
     values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
-    run_nodes(graph.node, values, opset, functions)
+    run_nodes(fold_batch_norms(graph, values), values, opset, functions)
     outs, out_dtypes = [], []
     for vi in graph.output:
         if vi.name not in values:

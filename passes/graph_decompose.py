@@ -44,7 +44,8 @@ from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, dtype_name, is_float, to_numpy
 
 
-def _type(v: SSAValue) -> TensorType:
+def tensor_type(v: SSAValue) -> TensorType:
+    """The ``!graph.tensor`` type of a graph value."""
     t = v.type
     assert isinstance(t, TensorType)
     return t
@@ -55,7 +56,7 @@ def _scalar_attr(value: float | int, dtype: Attribute) -> Attribute:
 
 
 def _static_axes(x: SSAValue, axes: Sequence[int]) -> bool:
-    return not any(isinstance(_type(x).shape[a], str) for a in axes)
+    return not any(isinstance(tensor_type(x).shape[a], str) for a in axes)
 
 
 def _lowest(dtype: Attribute) -> float | int:
@@ -86,29 +87,29 @@ class Builder:
         return new.results[0]
 
     def cast(self, x: SSAValue, dtype: Attribute) -> SSAValue:
-        t = _type(x)
+        t = tensor_type(x)
         return x if t.element_type == dtype else self.op("cast", x, result=TensorType(t.shape, dtype))
 
     def widen(self, x: SSAValue) -> SSAValue:
         """x in its compute dtype: f32 for f16/bf16 (see the interpreter's precision rule)."""
-        return self.cast(x, f32) if dtype_name(_type(x).element_type) in ("f16", "bf16") else x
+        return self.cast(x, f32) if dtype_name(tensor_type(x).element_type) in ("f16", "bf16") else x
 
     def reshape(self, x: SSAValue, shape: Sequence[Dim]) -> SSAValue:
-        t = _type(x)
+        t = tensor_type(x)
         return x if t.shape == tuple(shape) else self.op("reshape", x, result=TensorType(shape, t.element_type))
 
     def expand(self, x: SSAValue, shape: Sequence[Dim]) -> SSAValue:
-        t = _type(x)
+        t = tensor_type(x)
         return x if t.shape == tuple(shape) else self.op("expand", x, result=TensorType(shape, t.element_type))
 
     def pad(self, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float | int) -> SSAValue:
         if not any(low) and not any(high):
             return x
-        return self.op("pad", x, low=tuple(low), high=tuple(high), value=_scalar_attr(value, _type(x).element_type))
+        return self.op("pad", x, low=tuple(low), high=tuple(high), value=_scalar_attr(value, tensor_type(x).element_type))
 
     def shrink_axis(self, x: SSAValue, axis: int, start: int, limit: int, step: int) -> SSAValue:
         """Slice one axis; the others are kept whole (a symbolic axis is kept whole as (0, -1, 1))."""
-        shape = _type(x).shape
+        shape = tensor_type(x).shape
         starts = [start if a == axis else 0 for a in range(len(shape))]
         limits = [limit if a == axis else (-1 if isinstance(d, str) else d) for a, d in enumerate(shape)]
         steps = [step if a == axis else 1 for a in range(len(shape))]
@@ -120,11 +121,11 @@ class Builder:
     def mean(self, x: SSAValue, axes: Sequence[int], keepdims: bool) -> SSAValue:
         """Sum / count in x's own dtype, or a core `mean` when a reduced axis is symbolic or empty (convert-graph-to-
         kernel writes NaN for it: 0 / 0 of two constants is an error in WGSL, whose compiler evaluates it)."""
-        if not _static_axes(x, axes) or any(_type(x).shape[a] == 0 for a in axes):
+        if not _static_axes(x, axes) or any(tensor_type(x).shape[a] == 0 for a in axes):
             return self.reduce("mean", x, axes, keepdims)
         total = self.reduce("reduce_sum", x, axes, keepdims)
-        count = prod(_type(x).shape[a] for a in axes)  # type: ignore[misc]
-        return self.op("div", total, self.const(count, _type(x).element_type))
+        count = prod(tensor_type(x).shape[a] for a in axes)  # type: ignore[misc]
+        return self.op("div", total, self.const(count, tensor_type(x).element_type))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,7 +134,7 @@ class Builder:
 
 def _matmul(b: Builder, op: Operation) -> SSAValue:
     x, y = (b.widen(v) for v in op.operands)
-    xs, ys = _type(x).shape, _type(y).shape
+    xs, ys = tensor_type(x).shape, tensor_type(y).shape
     both_matrices = len(xs) >= 2 and len(ys) >= 2
     if both_matrices:
         x = b.reshape(x, (*xs[:-1], 1, xs[-1]))  # [..., M, 1, K]
@@ -143,11 +144,11 @@ def _matmul(b: Builder, op: Operation) -> SSAValue:
         if both_matrices:
             y = b.reshape(y, (*ys[:-2], 1, ys[-1], ys[-2]))  # [..., 1, N, K]
     products = b.op("mul", x, y)
-    return b.reduce("reduce_sum", products, (_type(products).rank - 1,), False)
+    return b.reduce("reduce_sum", products, (tensor_type(products).rank - 1,), False)
 
 
 def _axis(op: Operation) -> int:
-    return int(op.axis.value.data) % _type(op.operands[0]).rank  # type: ignore[attr-defined]
+    return int(op.axis.value.data) % tensor_type(op.operands[0]).rank  # type: ignore[attr-defined]
 
 
 def _ints(attr: Attribute | None) -> tuple[int, ...]:
@@ -170,7 +171,7 @@ def _layernorm(b: Builder, op: Operation) -> SSAValue:
     axes = _ints(op.axes)  # type: ignore[attr-defined]
     centered = b.op("sub", x, b.mean(x, axes, True))
     var = b.mean(b.op("mul", centered, centered), axes, True)
-    eps = b.const(op.epsilon.value.data, _type(x).element_type)  # type: ignore[attr-defined]
+    eps = b.const(op.epsilon.value.data, tensor_type(x).element_type)  # type: ignore[attr-defined]
     y = b.op("mul", centered, b.op("rsqrt", b.op("add", var, eps)))
     affine = op.operands[1:]
     if affine:
@@ -182,7 +183,7 @@ def _layernorm(b: Builder, op: Operation) -> SSAValue:
 def _mean(b: Builder, op: Operation) -> SSAValue | None:
     x = op.operands[0]
     axes = _ints(op.axes)  # type: ignore[attr-defined]
-    if not _static_axes(x, axes) or any(_type(x).shape[a] == 0 for a in axes):
+    if not _static_axes(x, axes) or any(tensor_type(x).shape[a] == 0 for a in axes):
         return None  # already the core form
     return b.mean(b.widen(x), axes, bool(op.keepdims.value.data))  # type: ignore[attr-defined]
 
@@ -195,7 +196,7 @@ def _windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: 
     i*D + (i*dilation + o*stride): copy i at position i*dilation + o*stride < D, never in the padding.
     Trailing dims (post) ride along inside each flat element block, so they must be static.
     """
-    shape = _type(x).shape
+    shape = tensor_type(x).shape
     pre, d, post = shape[:axis], shape[axis], shape[axis + 1 :]
     assert isinstance(d, int) and all(isinstance(p, int) for p in post)
     block = prod(post)  # type: ignore[arg-type]
@@ -206,26 +207,27 @@ def _windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: 
     return b.shrink_axis(v, axis + 1, 0, (out - 1) * stride + 1, stride)
 
 
-def _windows_2d(b: Builder, x: SSAValue, kernel, stride, dilation, out_hw) -> SSAValue:
+def windows_2d(b: Builder, x: SSAValue, kernel, stride, dilation, out_hw) -> SSAValue:
     """[N, C, H, W] -> [N, C, KH, OH, KW, OW]."""
     x = _windows(b, x, 2, kernel[0], stride[0], dilation[0], out_hw[0])
     return _windows(b, x, 4, kernel[1], stride[1], dilation[1], out_hw[1])
 
 
-def _pair(op: Operation, name: str, default: Sequence[int]) -> tuple[int, int]:
+def pair(op: Operation, name: str, default: Sequence[int]) -> tuple[int, int]:
+    """A (height, width) property of a conv or pool op, ``default`` when absent."""
     v = _ints(op.properties.get(name)) or tuple(default)
     return v[0], v[1]
 
 
 def _conv2d(b: Builder, op: Operation) -> SSAValue:
     x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
-    n = _type(x).shape[0]
-    o, cg, kh, kw = _type(w).shape
-    out_hw = _type(op.results[0]).shape[2:]
+    n = tensor_type(x).shape[0]
+    o, cg, kh, kw = tensor_type(w).shape
+    out_hw = tensor_type(op.results[0]).shape[2:]
     groups = int(op.groups.value.data)  # type: ignore[attr-defined]
-    ph, pw = _pair(op, "padding", (0, 0))
+    ph, pw = pair(op, "padding", (0, 0))
     x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw), 0)
-    win = _windows_2d(b, x, (kh, kw), _pair(op, "stride", (1, 1)), _pair(op, "dilation", (1, 1)), out_hw)
+    win = windows_2d(b, x, (kh, kw), pair(op, "stride", (1, 1)), pair(op, "dilation", (1, 1)), out_hw)
     oh, ow = out_hw
     og = o // groups  # type: ignore[operator]
     win = b.reshape(win, (n, groups, cg, kh, oh, kw, ow))
@@ -241,20 +243,20 @@ def _conv2d(b: Builder, op: Operation) -> SSAValue:
 
 def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:
     x = op.operands[0] if is_max else b.widen(op.operands[0])
-    kernel = _pair(op, "kernel", ())
-    ph, pw = _pair(op, "padding", (0, 0))
-    fill = _lowest(_type(x).element_type) if is_max else 0
+    kernel = pair(op, "kernel", ())
+    ph, pw = pair(op, "padding", (0, 0))
+    fill = _lowest(tensor_type(x).element_type) if is_max else 0
     x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw), fill)
-    win = _windows_2d(b, x, kernel, _pair(op, "stride", kernel), (1, 1), _type(op.results[0]).shape[2:])
+    win = windows_2d(b, x, kernel, pair(op, "stride", kernel), (1, 1), tensor_type(op.results[0]).shape[2:])
     if is_max:
         return b.reduce("reduce_max", win, (2, 4), False)
     total = b.reduce("reduce_sum", win, (2, 4), False)
-    return b.op("div", total, b.const(kernel[0] * kernel[1], _type(total).element_type))
+    return b.op("div", total, b.const(kernel[0] * kernel[1], tensor_type(total).element_type))
 
 
 def _cumsum(b: Builder, op: Operation) -> SSAValue:
     x = b.widen(op.operands[0])
-    t = _type(x)
+    t = tensor_type(x)
     axis = _axis(op)
     pre, n, post = t.shape[:axis], t.shape[axis], t.shape[axis + 1 :]
     rows = b.reshape(x, (*pre, 1, n, *post))  # [.., i=1, j, ..]
@@ -267,9 +269,9 @@ def _cumsum(b: Builder, op: Operation) -> SSAValue:
 
 def _arg_extreme(b: Builder, op: Operation, is_max: bool) -> SSAValue:
     x = op.operands[0]
-    t = _type(x)
+    t = tensor_type(x)
     axis = _axis(op)
-    index_dtype = _type(op.results[0]).element_type
+    index_dtype = tensor_type(op.results[0]).element_type
     extreme = b.reduce("reduce_max" if is_max else "reduce_min", x, (axis,), True)
     hit = b.op("eq", x, extreme)
     if is_float(t.element_type):
@@ -306,7 +308,7 @@ class DecomposeComposite(RewritePattern):
         value = decompose(b, op)
         if value is None:
             return
-        want = _type(op.results[0])
+        want = tensor_type(op.results[0])
         value = b.cast(value, want.element_type)
         if value.type != want:
             raise PassFailedException(f"graph-decompose built {value.type} for {op.name} of type {want}")

@@ -492,14 +492,27 @@ _QUOTIENT_OF: dict[type[Binary], type[Binary]] = {Mod: Div, FloorMod: FloorDiv}
 """The division each remainder node is the remainder of."""
 
 
+def _quotients(rem: Binary) -> tuple[Expr, ...]:
+    """The forms of the quotient that goes with remainder ``rem = y % c``: ``y // c``, and when ``y = x // a``
+    (a > 0) also ``x // (a*c)``, which is how a flat index split over several dims (a reshape) divides."""
+    quotient = _QUOTIENT_OF[type(rem)]
+    c = rem.rhs.value  # type: ignore[attr-defined]
+    y = rem.lhs
+    forms: tuple[Expr, ...] = (quotient(y, rem.rhs),)
+    if type(y) is quotient and isinstance(y.rhs, Const) and y.rhs.value > 0 and c > 0:  # type: ignore[attr-defined]
+        forms += (quotient(y.lhs, Const(y.rhs.value * c)),)  # type: ignore[attr-defined]
+    return forms
+
+
 def _make_sum(terms: dict[Expr, int], k: int) -> Expr:
     """The normal form of ``sum(coef * term) + k``; recombines ``(x // c) * c + x % c`` into ``x`` (in either
-    division semantics: the identity holds for both)."""
+    division semantics: the identity holds for both), also where the quotient is written ``x' // (a*c)`` for
+    ``x = x' // a``: ``(k // 9) * 9 + ((k // 3) % 3) * 3 + k % 3`` is ``k``."""
     terms = {t: c for t, c in terms.items() if c}
     for t in [t for t in terms if type(t) in _QUOTIENT_OF and isinstance(t.rhs, Const)]:
-        div = _QUOTIENT_OF[type(t)](t.lhs, t.rhs)
         coef = terms.get(t)
-        if coef and terms.get(div) == coef * t.rhs.value:
+        div = next((q for q in _quotients(t) if coef and terms.get(q) == coef * t.rhs.value), None)
+        if div is not None:
             del terms[t], terms[div]
             x_terms, x_k = linear(t.lhs)
             for u, c in x_terms.items():
@@ -565,6 +578,16 @@ def _split_at(x: Expr, c: int) -> tuple[Expr, Expr]:
     terms, k = linear(x)
     q_terms = {t: v // c for t, v in terms.items() if v % c == 0}
     r_terms = {t: v for t, v in terms.items() if v % c}
+    return _make_sum(q_terms, k // c), _make_sum(r_terms, k % c)
+
+
+def _reduce_coefficients(x: Expr, c: int) -> tuple[Expr, Expr]:
+    """``(q, r)`` with ``x = c * q + r`` and every coefficient of r (and its constant) in ``[0, c)``: each term's
+    coefficient split by floor division. When ``0 <= r < c`` this gives ``x // c == q`` and ``x % c == r``: a
+    sliding window ``(i*(D+1) + o) % D`` is ``i + o`` when ``i + o < D``."""
+    terms, k = linear(x)
+    q_terms = {t: v // c for t, v in terms.items() if v // c}
+    r_terms = {t: v % c for t, v in terms.items() if v % c}
     return _make_sum(q_terms, k // c), _make_sum(r_terms, k % c)
 
 
@@ -698,6 +721,9 @@ def fdiv(a: ExprLike, b: ExprLike) -> Expr:
     q, r = _split_at(a, c)
     if 0 <= r.vmin and r.vmax < c:
         return q
+    q_reduced, r_reduced = _reduce_coefficients(a, c)
+    if 0 <= r_reduced.vmin and r_reduced.vmax < c:
+        return q_reduced
     if (factored := _factor(r, c)) is not None:
         part, _, g = factored
         return add(q, fdiv(part, c // g))
@@ -725,6 +751,9 @@ def fmod(a: ExprLike, b: ExprLike) -> Expr:
     _, r = _split_at(a, c)
     if 0 <= r.vmin and r.vmax < c:
         return r
+    _, r_reduced = _reduce_coefficients(a, c)
+    if 0 <= r_reduced.vmin and r_reduced.vmax < c:
+        return r_reduced
     if (factored := _factor(r, c)) is not None:
         part, small, g = factored
         return add(mul(fmod(part, c // g), g), small)

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from kiln.lowering.uop_to_llvm import NO_LOOP_VECTORIZE
 from kiln.support.diagnostics import error_at
 
 
@@ -329,7 +330,18 @@ def _shufflevector(e: _FunctionEmitter, op: llvm.ShuffleVectorOp) -> None:
 
 
 def _br(e: _FunctionEmitter, op: llvm.BrOp) -> None:
-    e.builder.branch(e.branch_to(op, op.successor, op.arguments))
+    branch = e.builder.branch(e.branch_to(op, op.successor, op.arguments))
+    if NO_LOOP_VECTORIZE in op.attributes:
+        branch.set_metadata("llvm.loop", _no_loop_vectorize(e.fn.module))
+
+
+def _no_loop_vectorize(module: ir.Module) -> ir.MDValue:
+    """Loop metadata ``!{self, !{"llvm.loop.vectorize.enable", i1 0}}`` (a loop ID's first operand is itself);
+    one node per module, shared by the loops it marks (llvmlite caches it by its original operands)."""
+    off = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(ir.IntType(1), 0)])
+    loop = module.add_metadata([off, off])
+    loop.operands = (loop, off)
+    return loop
 
 
 def _cond_br(e: _FunctionEmitter, op: llvm.CondBrOp) -> None:

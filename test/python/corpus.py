@@ -242,10 +242,15 @@ def composite_programs() -> Iterator[Program]:
         ("conv_basic", (6, 4, 3, 3), "", (2, 6, 7, 7)),
         ("conv_stride_pad", (6, 4, 3, 3), "{padding = array<i64: 1, 2>, stride = array<i64: 2, 2>}", (2, 6, 5, 6)),
         ("conv_dilated_grouped", (6, 2, 3, 3), "{dilation = array<i64: 2, 2>, groups = 2 : i64}", (2, 6, 5, 5)),
+        ("conv_pointwise", (6, 4, 1, 1), "", (2, 6, 9, 9)),
+        ("conv_pointwise_strided", (6, 4, 1, 1), "{stride = array<i64: 2, 2>}", (2, 6, 5, 5)),
+        ("conv_pad_dilated", (6, 4, 3, 3), "{padding = array<i64: 2, 2>, dilation = array<i64: 2, 2>}", (2, 6, 9, 9)),
+        ("conv_depthwise", (4, 1, 3, 3), "{padding = array<i64: 1, 1>, groups = 4 : i64}", (2, 4, 9, 9)),
     ):
         w = f(*w_shape)
         yield _single(name, f"graph.conv2d %x, %w {attrs} : ({_t(img.shape, 'f32')}, {_t(w_shape, 'f32')}) -> {_t(out, 'f32')}",
                       [("%x", img, _t(img.shape, "f32")), ("%w", w, _t(w_shape, "f32"))], _t(out, "f32"))
+    yield conv_block_program(rng)
     for op in ("max_pool2d", "avg_pool2d"):
         yield _single(op, f"graph.{op} %x {{kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}} : ({_t(img.shape, 'f32')}) -> {_t((2, 4, 5, 5), 'f32')}",
                       [("%x", img, _t(img.shape, "f32"))], _t((2, 4, 5, 5), "f32"))
@@ -256,6 +261,30 @@ def composite_programs() -> Iterator[Program]:
                   [("%x", x, _t((4, 7), "f32"))], _t((4,), "i64"))
     yield _single("argmin_keep", f"graph.argmin %x {{axis = 0 : i64, keepdims = true}} : ({_t((4, 7), 'f32')}) -> {_t((1, 7), 'i32')}",
                   [("%x", x, _t((4, 7), "f32"))], _t((1, 7), "i32"))
+
+
+def conv_block_program(rng: np.random.Generator) -> Program:
+    """A residual block as a network has it: conv 3x3 + bias + relu, then conv 3x3 + bias + the block's input +
+    relu (the bias, relu and residual add fuse into the convolutions' output kernels), and a 7x7/2 stem conv
+    large enough that graph-pack-matmul packs its im2col (16*49 x 32*32 f32, 3.2 MB) on CPUs."""
+    x, stem_in = rng.standard_normal((1, 8, 10, 10)), rng.standard_normal((1, 16, 64, 64))
+    w1, w2, stem_w = (rng.standard_normal(s) * 0.2 for s in ((8, 8, 3, 3), (8, 8, 3, 3), (64, 16, 7, 7)))
+    b1, b2 = rng.standard_normal(8), rng.standard_normal(8)
+    tx, tw, tb = _t((1, 8, 10, 10), "f32"), _t((8, 8, 3, 3), "f32"), _t((8,), "f32")
+    ts, tsw, tso = _t((1, 16, 64, 64), "f32"), _t((64, 16, 7, 7), "f32"), _t((1, 64, 32, 32), "f32")
+    pad = "{padding = array<i64: 1, 1>}"
+    body = [
+        f"%c1 = graph.conv2d %x, %w1 bias %b1 {pad} : ({tx}, {tw}, {tb}) -> {tx}",
+        f"%r1 = graph.relu %c1 : {tx}",
+        f"%c2 = graph.conv2d %r1, %w2 bias %b2 {pad} : ({tx}, {tw}, {tb}) -> {tx}",
+        f"%s = graph.add %c2, %x : ({tx}, {tx}) -> {tx}",
+        f"%y = graph.relu %s : {tx}",
+        f"%stem = graph.conv2d %si, %sw {{padding = array<i64: 3, 3>, stride = array<i64: 2, 2>}} : ({ts}, {tsw}) -> {tso}",
+    ]
+    args = [("%x", tx), ("%w1", tw), ("%b1", tb), ("%w2", tw), ("%b2", tb), ("%si", ts), ("%sw", tsw)]
+    text = _function("conv_block", args, body, [("%y", tx), ("%stem", tso)])
+    inputs = [a.astype(np.float32) for a in (x, w1, b1, w2, b2, stem_in, stem_w)]
+    return Program("conv_block", text, "conv_block", [inputs], rtol=1e-4, atol=1e-4, tags=frozenset({"composite"}))
 
 
 def long_reduction_programs() -> Iterator[Program]:

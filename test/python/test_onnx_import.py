@@ -67,6 +67,22 @@ def test_small_cnn_matches_onnxruntime_for_several_batch_sizes(device):
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
 
 
+def test_batch_norm_after_conv_is_folded_into_its_filter():
+    """Conv -> BatchNormalization with constant parameters imports as one conv (no normalization arithmetic);
+    when something else reads the conv's output, the normalization stays. Both match onnxruntime."""
+    model = small_cnn()
+    assert "graph.rsqrt" not in str(kiln.onnx.import_model(model, dims={"N": (1, 8)}).module)
+    x = RNG.standard_normal((2, 3, 17, 15)).astype(np.float32)
+    np.testing.assert_allclose(kiln.onnx.load(model, dims={"N": (1, 8)})(x)[0], ort_run(model, {"x": x})[0], rtol=1e-3, atol=1e-4)
+    shared = small_cnn()
+    shared.graph.node.append(helper.make_node("ReduceSum", ["c"], ["cs"], keepdims=0))
+    shared.graph.output.append(helper.make_tensor_value_info("cs", F32, None))
+    assert "graph.rsqrt" in str(kiln.onnx.import_model(shared, dims={"N": (1, 8)}, check_outputs=False).module)
+    got = kiln.onnx.load(shared, dims={"N": (1, 8)})(x)
+    for g, w in zip(got, ort_run(shared, {"x": x})):
+        np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-3)
+
+
 def test_large_weights_become_arguments_not_text():
     w = RNG.standard_normal((64, 64)).astype(np.float32)
     model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])], [helper.make_tensor_value_info("x", F32, [2, 64])],

@@ -31,7 +31,7 @@ from corpus import Program, all_programs, assert_same
 PROGRAMS = [p for p in all_programs() if "elementwise" not in p.tags]
 RANDOM_SUBSET = ("reduce_f32", "reduce_ui8", "movement", "matmul_17x33x65", "matmul_batched", "softmax_1",
                  "conv_stride_pad", "max_pool2d", "symbolic", "example_attention")
-C_SUBSET = ("reduce_f32", "matmul_17x33x65", "softmax_1", "symbolic")
+C_SUBSET = ("reduce_f32", "matmul_17x33x65", "softmax_1", "symbolic", "conv_block", "conv_dilated_grouped")
 GPU_SUBSET = ("reduce_f32", "movement", "matmul_1x8x1", "matmul_16x16x16", "matmul_batched", "softmax_0", "cumsum_1",
               "conv_stride_pad", "symbolic", "example_mlp", "example_convnet")
 _reference: dict[str, list[list]] = {}
@@ -112,6 +112,29 @@ def test_heuristic_lowers_to_ptx_that_assembles(program: Program) -> None:
         pytest.skip(why)
     module = parse_module(program.text)
     for lowering in build_pipeline(with_optimizer("cuda", "kernel-optimize{target=cuda}")):
+        lowering.apply(registry.make_context(), module)
+    validate(registry.get_all_targets()["ptx"]()(module))
+
+
+CONVS = [p for p in PROGRAMS if p.name.startswith("conv_")]
+
+
+@pytest.mark.parametrize("program", CONVS, ids=lambda p: p.name)
+def test_convs_as_matmuls_on_webgpu(program: Program, monkeypatch: pytest.MonkeyPatch) -> None:
+    """graph-conv-to-matmul runs in the CPU pipelines only; its rewrite (and the scheduler's merged output ranges
+    it leads to) must hold on a GPU target too."""
+    check(program, "webgpu", "graph-conv-to-matmul," + with_optimizer("webgpu", "kernel-optimize{target=webgpu}"), monkeypatch)
+
+
+@pytest.mark.parametrize("program", [p for p in CONVS if p.name in ("conv_block", "conv_stride_pad")], ids=lambda p: p.name)
+def test_convs_as_matmuls_lower_to_ptx_that_assembles(program: Program) -> None:
+    from kiln.targets.ptx.toolchain import available, validate
+
+    ok, why = available()
+    if not ok:
+        pytest.skip(why)
+    module = parse_module(program.text)
+    for lowering in build_pipeline("graph-conv-to-matmul," + with_optimizer("cuda", "kernel-optimize{target=cuda}")):
         lowering.apply(registry.make_context(), module)
     validate(registry.get_all_targets()["ptx"]()(module))
 

@@ -90,6 +90,24 @@ def test_bounds() -> None:
     assert S.mul(s, s).bounds == (-100, 100)
 
 
+def test_recombine_nested_quotient() -> None:
+    """A flat index split over several dims and put back (a reshape read through a reshape): the quotient of
+    ``(k // 3) % 3`` is written ``k // 9``, not ``(k // 3) // 3``."""
+    k9 = Var("k", 0, 575)
+    assert S.fdiv(k9, 9) * 9 + S.fmod(S.fdiv(k9, 3), 3) * 3 + S.fmod(k9, 3) == k9
+    assert S.cdiv(k9, 9) * 9 + S.cmod(S.cdiv(k9, 3), 3) * 3 + S.cmod(k9, 3) == k9
+    assert S.fdiv(k9, 9) * 18 + S.fmod(S.fdiv(k9, 3), 3) * 6 == S.fdiv(k9, 3) * 6
+
+
+def test_floor_coefficients_reduced_modulo_the_divisor() -> None:
+    """A sliding window's row ``(i*(D+1) + o) % D`` (graph-decompose's windows) is ``i + o`` when that stays
+    below D; any coefficient may be taken modulo the divisor in floor semantics."""
+    win, out = Var("i", 0, 2), Var("o", 0, 55)
+    assert S.fmod(win * 59 + out, 58) == win + out
+    assert S.fdiv(win * 59 + out, 58) == win
+    assert isinstance(S.fmod(win * 59 + Var("o", 0, 56), 58), S.FloorMod)  # 2 + 56 reaches 58: kept
+
+
 def test_floor_division_semantics() -> None:
     assert S.fdiv(-7, 2) == Const(-4) and S.fmod(-7, 2) == Const(1)
     assert S.fdiv(7, -2) == Const(-4) and S.fmod(7, -2) == Const(-1)

@@ -1,0 +1,114 @@
+"""`graph-conv-to-matmul`: rewrite `graph.conv2d` as a `graph.matmul`, so that the matmul's register tile (and
+`graph-pack-matmul`) applies to convolutions. The CPU pipelines run it before `graph-pack-matmul`; on GPUs the
+direct form stays (not measured there), though the rewrite is correct on every target.
+
+A convolution is ``y[n, g, o, p] = sum_k W[g, o, k] * cols[n, g, k, p]`` over the taps ``k = (c, kh, kw)`` of the
+group and the output points ``p = (oh, ow)``: the filter as an ``[Og, Cg*KH*KW]`` matrix times the input's
+sliding windows as a ``[Cg*KH*KW, OH*OW]`` matrix per image and group. The output comes out in NCHW order, so a
+bias, relu or residual add fuses into the matmul's output kernel as after any matmul.
+
+- 1x1, stride 1, no padding: ``cols`` is ``x`` viewed as ``[N, G, Cg, H*W]``; no copy (unless the points are
+  padded, below).
+- Otherwise: im2col. ``cols`` is the zero-padded input's windows (graph-decompose's movement-op windows)
+  permuted to ``[N, G, Cg*KH*KW, OH*OW]`` and made contiguous, so the matmul reads it with unit stride along
+  the output points, the axis its register tile vectorizes; `graph-pack-matmul` may then write that copy as
+  column panels directly.
+- Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
+  has nothing to tile.
+
+Measurements and the choice of layout are in docs/optimizer.md ("Convolutions as matmuls").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from kiln.capabilities.description import TargetDescription, target_for_pass
+from kiln.dialects import graph
+from kiln.dialects.types import TensorType, dtype_name
+from kiln.passes.graph_decompose import Builder, pair, tensor_type, windows_2d
+from kiln.support.statistics import Statistic
+
+CONVS_REWRITTEN = Statistic("convs-rewritten", "Number of conv2d ops rewritten as matmuls")
+
+
+def _is_pointwise(op: graph.Conv2dOp) -> bool:
+    """A 1x1 filter at stride 1 without padding: the input is already the matrix."""
+    kh, kw = tensor_type(op.operands[1]).shape[2:]
+    return (kh, kw) == (1, 1) and pair(op, "stride", (1, 1)) == (1, 1) and pair(op, "padding", (0, 0)) == (0, 0)
+
+
+def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: int) -> SSAValue:
+    """The convolution's right-hand matrix ``[N, G, Cg*KH*KW, OH*OW + extra]`` (G left out when 1; ``extra``
+    zero columns)."""
+    n, c = tensor_type(x).shape[:2]
+    kh, kw = tensor_type(op.operands[1]).shape[2:]
+    oh, ow = tensor_type(op.results[0]).shape[2:]
+    lead = (n, groups) if groups > 1 else (n,)
+    if _is_pointwise(op):
+        cols = b.reshape(x, (*lead, c // groups, oh * ow))  # type: ignore[operator]
+    else:
+        ph, pw = pair(op, "padding", (0, 0))
+        x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw), 0)
+        win = windows_2d(b, x, (kh, kw), pair(op, "stride", (1, 1)), pair(op, "dilation", (1, 1)), (oh, ow))
+        win = b.op("permute", win, perm=(0, 1, 2, 4, 3, 5))  # [N, C, KH, KW, OH, OW]
+        cols = b.reshape(win, (*lead, c // groups * kh * kw, oh * ow))  # type: ignore[operator]
+    if _is_pointwise(op) and not extra:
+        return cols
+    rank = tensor_type(cols).rank
+    cols = b.pad(cols, [0] * rank, [0] * (rank - 1) + [extra], 0)
+    return b.op("contiguous", cols, result=tensor_type(cols))
+
+
+@dataclass
+class ConvToMatmul(RewritePattern):
+    """One conv2d as a matmul (the module docstring says which form); the points padded for ``target``."""
+
+    target: TargetDescription
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.Conv2dOp):
+            return
+        o, cg = tensor_type(op.operands[1]).shape[:2]
+        if cg == 1:
+            return  # depthwise (or single-channel): the direct form
+        b = Builder(rewriter)
+        x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
+        groups = int(op.groups.value.data)
+        n = tensor_type(x).shape[0]
+        oh, ow = tensor_type(op.results[0]).shape[2:]
+        taps = (cg * tensor_type(w).shape[2] * tensor_type(w).shape[3])  # type: ignore[operator]
+        filters = b.reshape(w, (groups, o // groups, taps) if groups > 1 else (o, taps))  # type: ignore[operator]
+        points = oh * ow  # type: ignore[operator]
+        width = self.target.vector_width(dtype_name(tensor_type(x).element_type))
+        extra = -points % width
+        cols = _columns(b, op, x, groups, extra)
+        shape = (n, groups, o // groups, points + extra) if groups > 1 else (n, o, points + extra)  # type: ignore[operator]
+        y = b.op("matmul", filters, cols, result=TensorType(shape, tensor_type(x).element_type))
+        if extra:
+            y = b.op("contiguous", y, result=tensor_type(y))
+            y = b.shrink_axis(y, len(shape) - 1, 0, points, 1)
+        y = b.reshape(y, (n, o, oh, ow))
+        if len(op.operands) == 3:
+            y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1, 1)))
+        rewriter.replace(op, [], [b.cast(y, tensor_type(op.results[0]).element_type)])
+        CONVS_REWRITTEN.bump()
+
+
+@dataclass(frozen=True)
+class GraphConvToMatmul(ModulePass):
+    """Convolutions as matmuls (im2col where the windows overlap, skip or pad)."""
+
+    name = "graph-conv-to-matmul"
+
+    target: str = "cpu-llvm"
+    """The target whose vector width the output points are padded to."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ConvToMatmul(target_for_pass(self.name, self.target))).rewrite_module(op)

@@ -1,0 +1,128 @@
+// RUN: kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=cuda}' | filecheck %s
+// RUN: kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=cuda},graph-pack-matmul{target=cpu-llvm},lower-to-kernel' | filecheck %s --check-prefix=KERNEL
+// RUN: not kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
+
+// The output points are padded to a multiple of the target's vector width: cuda's 4 f32 lanes here (the CPU
+// pipelines pass their own target), so the checks do not depend on the host.
+// BAD: graph-conv-to-matmul: unknown target 'tpu'
+
+// 1x1 at stride 1 without padding: the filter [O, C] times the input viewed as [N, C, H*W]; no copy. The
+// matmul's kernel builds H and W as one range of H*W (the merged output range).
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (!graph.tensor<16x8x1x1xf32>) -> !graph.tensor<16x8xf32>
+// CHECK-NEXT:    %[[X:.*]] = graph.reshape %x : (!graph.tensor<2x8x8x8xf32>) -> !graph.tensor<2x8x64xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[X]] : (!graph.tensor<16x8xf32>, !graph.tensor<2x8x64xf32>) -> !graph.tensor<2x16x64xf32>
+// CHECK-NEXT:    %r = graph.reshape %[[M]] : (!graph.tensor<2x16x64xf32>) -> !graph.tensor<2x16x8x8xf32>
+// CHECK-NEXT:    func.return %r
+// KERNEL-LABEL: kernel.kernel @pointwise_r0
+// KERNEL-NEXT:    kernel.const 2 : index
+// KERNEL-NEXT:    kernel.range
+// KERNEL-NEXT:    kernel.const 16 : index
+// KERNEL-NEXT:    kernel.range
+// KERNEL-NEXT:    kernel.const 64 : index
+// KERNEL-NEXT:    kernel.range
+// KERNEL-NEXT:    kernel.const 8 : index
+// KERNEL-NEXT:    kernel.range %{{.*}} reduce
+// KERNEL-NOT:     kernel.idiv
+// KERNEL-NOT:     kernel.mod
+// KERNEL:         kernel.store
+func.func @pointwise(%x: !graph.tensor<2x8x8x8xf32>, %w: !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x8x8xf32> {
+  %r = graph.conv2d %x, %w : (!graph.tensor<2x8x8x8xf32>, !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x8x8xf32>
+  func.return %r : !graph.tensor<2x16x8x8xf32>
+}
+
+// -----
+
+// A 1x1 over 9x9 = 81 points: the input is copied with 3 zero columns (84 = 21 x 4), the matmul's padded result
+// realized and sliced back to 81 points, so the register tile never pads its vector axis itself.
+// CHECK-LABEL: func.func @pointwise_padded
+// CHECK:         %[[X:.*]] = graph.reshape %x : (!graph.tensor<2x8x9x9xf32>) -> !graph.tensor<2x8x81xf32>
+// CHECK-NEXT:    %[[P:.*]] = graph.pad %[[X]] {low = array<i64: 0, 0, 0>, high = array<i64: 0, 0, 3>, value = 0.000000e+00 : f32} : (!graph.tensor<2x8x81xf32>) -> !graph.tensor<2x8x84xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[P]] : !graph.tensor<2x8x84xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[C]] : (!graph.tensor<16x8xf32>, !graph.tensor<2x8x84xf32>) -> !graph.tensor<2x16x84xf32>
+// CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]] : !graph.tensor<2x16x84xf32>
+// CHECK-NEXT:    %[[S:.*]] = graph.shrink %[[Y]] {start = array<i64: 0, 0, 0>, limit = array<i64: 2, 16, 81>, step = array<i64: 1, 1, 1>}
+// CHECK-NEXT:    %r = graph.reshape %[[S]] : (!graph.tensor<2x16x81xf32>) -> !graph.tensor<2x16x9x9xf32>
+func.func @pointwise_padded(%x: !graph.tensor<2x8x9x9xf32>, %w: !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x9x9xf32> {
+  %r = graph.conv2d %x, %w : (!graph.tensor<2x8x9x9xf32>, !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x9x9xf32>
+  func.return %r : !graph.tensor<2x16x9x9xf32>
+}
+
+// -----
+
+// 3x3, stride 2, padding 1, with a bias and a relu: im2col (the zero-padded windows as [N, C*KH*KW, OH*OW],
+// made contiguous), the matmul, the bias. Two kernels: the im2col copy, and the matmul with the bias and the
+// relu fused into its output.
+// CHECK-LABEL: func.func @strided
+// CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (!graph.tensor<16x8x3x3xf32>) -> !graph.tensor<16x72xf32>
+// CHECK-NEXT:    graph.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, value = 0.000000e+00 : f32}
+// CHECK:         %[[WIN:.*]] = graph.shrink {{.*}} -> !graph.tensor<2x8x3x8x3x8xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.permute %[[WIN]] {perm = array<i64: 0, 1, 2, 4, 3, 5>} : (!graph.tensor<2x8x3x8x3x8xf32>) -> !graph.tensor<2x8x3x3x8x8xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.reshape %[[T]] : (!graph.tensor<2x8x3x3x8x8xf32>) -> !graph.tensor<2x72x64xf32>
+// CHECK-NEXT:    %[[COLS:.*]] = graph.contiguous %[[C]] : !graph.tensor<2x72x64xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[COLS]] : (!graph.tensor<16x72xf32>, !graph.tensor<2x72x64xf32>) -> !graph.tensor<2x16x64xf32>
+// CHECK-NEXT:    %[[Y:.*]] = graph.reshape %[[M]] : (!graph.tensor<2x16x64xf32>) -> !graph.tensor<2x16x8x8xf32>
+// CHECK-NEXT:    %[[B:.*]] = graph.reshape %b : (!graph.tensor<16xf32>) -> !graph.tensor<16x1x1xf32>
+// CHECK-NEXT:    %c = graph.add %[[Y]], %[[B]]
+// CHECK-NEXT:    %r = graph.relu %c
+// KERNEL-LABEL: kernel.kernel @strided_e0
+// KERNEL-SAME:    inputs = ["output", "arg"]
+// KERNEL:       kernel.kernel @strided_r1
+// KERNEL-SAME:    inputs = ["output", "arg", "contiguous", "arg"]
+// KERNEL:         kernel.reduce add
+// KERNEL:         kernel.add
+// KERNEL:         kernel.max
+// KERNEL:         kernel.store
+// KERNEL-NOT:   kernel.kernel @strided
+func.func @strided(%x: !graph.tensor<2x8x15x15xf32>, %w: !graph.tensor<16x8x3x3xf32>, %b: !graph.tensor<16xf32>) -> !graph.tensor<2x16x8x8xf32> {
+  %c = graph.conv2d %x, %w bias %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : (!graph.tensor<2x8x15x15xf32>, !graph.tensor<16x8x3x3xf32>, !graph.tensor<16xf32>) -> !graph.tensor<2x16x8x8xf32>
+  %r = graph.relu %c : !graph.tensor<2x16x8x8xf32>
+  func.return %r : !graph.tensor<2x16x8x8xf32>
+}
+
+// -----
+
+// Groups: the filter as [G, O/G, C/G*KH*KW] against columns [N, G, C/G*KH*KW, OH*OW], a batched matmul (the
+// 25 points padded to 28). Depthwise convs (one input channel per filter) keep the direct form.
+// CHECK-LABEL: func.func @grouped
+// CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (!graph.tensor<16x4x3x3xf32>) -> !graph.tensor<2x8x36xf32>
+// CHECK:         graph.pad %{{.*}} : (!graph.tensor<2x2x36x25xf32>) -> !graph.tensor<2x2x36x28xf32>
+// CHECK-NEXT:    %[[COLS:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x28xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[COLS]] : (!graph.tensor<2x8x36xf32>, !graph.tensor<2x2x36x28xf32>) -> !graph.tensor<2x2x8x28xf32>
+// CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]]
+// CHECK-NEXT:    %[[S:.*]] = graph.shrink %[[Y]] {{.*}} -> !graph.tensor<2x2x8x25xf32>
+// CHECK-NEXT:    %g = graph.reshape %[[S]] : (!graph.tensor<2x2x8x25xf32>) -> !graph.tensor<2x16x5x5xf32>
+// CHECK-NEXT:    %d = graph.conv2d %x, %wd
+func.func @grouped(%x: !graph.tensor<2x8x9x9xf32>, %w: !graph.tensor<16x4x3x3xf32>, %wd: !graph.tensor<8x1x3x3xf32>) -> (!graph.tensor<2x16x5x5xf32>, !graph.tensor<2x8x9x9xf32>) {
+  %g = graph.conv2d %x, %w {dilation = array<i64: 2, 2>, groups = 2 : i64} : (!graph.tensor<2x8x9x9xf32>, !graph.tensor<16x4x3x3xf32>) -> !graph.tensor<2x16x5x5xf32>
+  %d = graph.conv2d %x, %wd {padding = array<i64: 1, 1>, groups = 8 : i64} : (!graph.tensor<2x8x9x9xf32>, !graph.tensor<8x1x3x3xf32>) -> !graph.tensor<2x8x9x9xf32>
+  func.return %g, %d : !graph.tensor<2x16x5x5xf32>, !graph.tensor<2x8x9x9xf32>
+}
+
+// -----
+
+// f16: computed in f32 (casts in, one cast out), as graph-decompose does; a symbolic batch rides along.
+// CHECK-LABEL: func.func @half
+// CHECK-DAG:     graph.cast %w : (!graph.tensor<8x4x3x3xf16>) -> !graph.tensor<8x4x3x3xf32>
+// CHECK-DAG:     graph.cast %x : (!graph.tensor<Nx4x6x6xf16>) -> !graph.tensor<Nx4x6x6xf32>
+// CHECK:         graph.matmul %{{.*}}, %{{.*}} : (!graph.tensor<8x36xf32>, !graph.tensor<Nx36x16xf32>) -> !graph.tensor<Nx8x16xf32>
+// CHECK:         %r = graph.cast %{{.*}} : (!graph.tensor<Nx8x4x4xf32>) -> !graph.tensor<Nx8x4x4xf16>
+func.func @half(%x: !graph.tensor<Nx4x6x6xf16>, %w: !graph.tensor<8x4x3x3xf16>) -> !graph.tensor<Nx8x4x4xf16> attributes {graph.dims = #graph.dims<N = [1, 8]>} {
+  %r = graph.conv2d %x, %w : (!graph.tensor<Nx4x6x6xf16>, !graph.tensor<8x4x3x3xf16>) -> !graph.tensor<Nx8x4x4xf16>
+  func.return %r : !graph.tensor<Nx8x4x4xf16>
+}
+
+// -----
+
+// A large im2col (16*9 x 64*64 f32, 2.4 MB) is packed into column panels by graph-pack-matmul. The matmul's
+// kernel merges the output rows and columns into one range, which the panels split into panel and lane
+// ranges: no index division is left.
+// KERNEL-LABEL: kernel.kernel @packed_r2
+// KERNEL-SAME:    inputs = ["output", "arg", "contiguous"]
+// KERNEL-NOT:     kernel.idiv
+// KERNEL-NOT:     kernel.mod
+// KERNEL:         kernel.reduce add
+func.func @packed(%x: !graph.tensor<1x16x64x64xf32>, %w: !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x64x64xf32> {
+  %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x64x64xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x64x64xf32>
+  func.return %r : !graph.tensor<1x64x64x64xf32>
+}

@@ -1,0 +1,38 @@
+// RUN: kiln-opt %s --split-input-file -p lower-to-kernel | filecheck %s
+
+// A kernel with a reduction builds adjacent static output dims as one range where that adds no index
+// division: a matmul whose [N, O, H*W] result is read as [N, O, H, W] (a convolution as a matmul) gets one range
+// of H*W = 12 points, contiguous in its operand and in the store.
+// CHECK-LABEL: kernel.kernel @rows_r0
+// CHECK:         %[[O:.*]] = kernel.range %{{.*}} global
+// CHECK-NEXT:    %[[C12:.*]] = kernel.const 12 : index
+// CHECK-NEXT:    %[[P:.*]] = kernel.range %[[C12]] global
+// CHECK-NEXT:    kernel.const 5 : index
+// CHECK-NEXT:    %[[K:.*]] = kernel.range %{{.*}} reduce
+// CHECK-NOT:     kernel.idiv
+// CHECK-NOT:     kernel.mod
+// CHECK:         kernel.store
+func.func @rows(%w: !graph.tensor<4x5xf32>, %x: !graph.tensor<5x12xf32>) -> !graph.tensor<4x3x4xf32> {
+  %m = graph.matmul %w, %x : (!graph.tensor<4x5xf32>, !graph.tensor<5x12xf32>) -> !graph.tensor<4x12xf32>
+  %r = graph.reshape %m : (!graph.tensor<4x12xf32>) -> !graph.tensor<4x3x4xf32>
+  func.return %r : !graph.tensor<4x3x4xf32>
+}
+
+// -----
+
+// Dims whose merge would divide stay separate ranges: in a batched matmul, rows and columns (each operand
+// moves along one of them only) and batch and rows (the right operand moves along the batch only).
+// CHECK-LABEL: kernel.kernel @kept_r0
+// CHECK:         kernel.range %{{.*}} global
+// CHECK-NEXT:    kernel.const 3 : index
+// CHECK-NEXT:    kernel.range %{{.*}} global
+// CHECK-NEXT:    kernel.range %{{.*}} global
+// CHECK-NEXT:    kernel.const 2 : index
+// CHECK-NEXT:    kernel.range %{{.*}} reduce
+// CHECK-NOT:     kernel.idiv
+// CHECK-NOT:     kernel.mod
+// CHECK:         kernel.store
+func.func @kept(%x: !graph.tensor<4x3x2xf32>, %y: !graph.tensor<4x2x4xf32>) -> !graph.tensor<4x3x4xf32> {
+  %m = graph.matmul %x, %y : (!graph.tensor<4x3x2xf32>, !graph.tensor<4x2x4xf32>) -> !graph.tensor<4x3x4xf32>
+  func.return %m : !graph.tensor<4x3x4xf32>
+}
