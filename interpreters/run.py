@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
 from kiln.dialects.types import TensorType
 from kiln.interpreters import graph, kernel, uop
@@ -32,6 +34,15 @@ def level_of(module: ModuleOp, function_name: str) -> str:
     if any(isinstance(t, TensorType) for t in (*f.function_type.inputs, *f.function_type.outputs)):
         return "graph"
     return "uop" if any(isinstance(op, U.UopKernelOp) for op in module.ops) else "kernel"
+
+
+def executable_level(module: ModuleOp, function_name: str) -> str | None:
+    """``level_of``, or None when no interpreter runs the module: its kernels were converted to a target dialect
+    (LLVM, C, PTX, WGSL), which only a device runs."""
+    level = level_of(module, function_name)
+    if level == "graph" or all(isinstance(op, func.FuncOp | K.KernelOp | U.UopKernelOp) for op in module.ops):
+        return level
+    return None
 
 
 def run_module(
