@@ -42,8 +42,8 @@ DEFAULT_SETS = 3
 class SemanticMismatch(KilnError):
     """A pass or a backend changed what a function computes; ``str()`` is the report, ``disagreement`` the data."""
 
-    def __init__(self, disagreement: Disagreement):
-        super().__init__(disagreement.report())
+    def __init__(self, disagreement: Disagreement, note: str = ""):
+        super().__init__(disagreement.report() + (f"\n{note}" if note else ""))
         self.disagreement = disagreement
 
 
@@ -65,7 +65,8 @@ class Disagreement:
 
     def report(self) -> str:
         dims = f" ({', '.join(f'{k} = {v}' for k, v in self.dims.items())})" if self.dims else ""
-        return f"--verify-semantics: {self.culprit} changed what @{self.function} computes: input seed {self.seed}{dims}, {self.detail}"
+        return (f"--verify-semantics: {self.culprit} changed what @{self.function} computes: input seed {self.seed}{dims}, "
+                f"{self.detail}\n(expected: what the IR it was given computes)")
 
 
 @dataclass

@@ -150,7 +150,9 @@ class Driver:
             problem = self._verify(module, p)
             if problem is None and self.checker is not None:
                 with self.timer.phase("Verify semantics"):
-                    problem = self._check_semantics(p, module)
+                    if (problem := self._check_semantics(p, module)) is not None:
+                        self.printer.failed(p, module)  # its reproducer is written: the IR checked before p
+                        return problem
         except DiagnosticException as e:
             problem = from_exception(e)
         except Exception:

@@ -27,6 +27,7 @@ from xdsl.utils.exceptions import ParseError
 from kiln.compiler import registry
 from kiln.dialects.types import declared_dims
 from kiln.compiler.driver import Explain, compile
+from kiln.compiler.semantic_check import DEFAULT_SETS
 from kiln.support import debug
 from kiln.runtime.devices import DEFAULT_DEVICE, device_names
 from kiln.support.errors import InputError, KilnError
@@ -54,6 +55,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="compile afresh, ignoring the program cache")
     p.add_argument("--explain", action="store_true",
                    help="say whether the program came from the cache and, if compiled, why (also KILN_DEBUG=1)")
+    p.add_argument("--verify-semantics", nargs="?", type=int, const=DEFAULT_SETS, default=None, metavar="N",
+                   help="check the compile on N random input sets (default 3): after every pass with the "
+                   "interpreters, then the compiled program against the last interpreted level (also "
+                   "KILN_VERIFY_SEMANTICS=N); a disagreement names the pass or backend and writes a reproducer")
     p.add_argument("--print-full", action="store_true",
                    help="print every element of large results (default: summarized as numpy prints them)")
     return p
@@ -77,7 +82,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.no_cache:
         os.environ["KILN_NO_CACHE"] = "1"
     explain = debug.log if args.explain or debug.level() else None
-    outs = _execute(module, func.sym_name.data, args.device, arrays, explain)
+    outs = _execute(module, func.sym_name.data, args.device, arrays, explain, args.verify_semantics)
 
     if output_paths:
         for path, out in zip(output_paths, outs, strict=True):
@@ -149,11 +154,12 @@ def _output_paths(outputs: Sequence[str], results: Sequence[Param]) -> list[str]
 
 
 def _execute(
-    module: ModuleOp, function: str, device: str, arrays: list[np.ndarray], explain: Explain | None
+    module: ModuleOp, function: str, device: str, arrays: list[np.ndarray], explain: Explain | None,
+    verify_sets: int | None,
 ) -> list[np.ndarray]:
     """Compile and run through the runtime's device API; its errors (KilnError) are the user's to read."""
     try:
-        executable = compile(module, function, device, explain)
+        executable = compile(module, function, device, explain, verify_sets)
         return list(executable(*arrays))
     except KilnError as e:
         raise UserError(str(e)) from None
