@@ -22,7 +22,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, is_vector, lanes
 from kiln.dialects.types import to_numpy
-from kiln.interpreters.alu import alu_semantics
+from kiln.interpreters.alu import INDEX_OPS, alu_semantics
 from kiln.interpreters.graph import InterpretError
 from kiln.interpreters.graph_ops import bitcast
 from kiln.interpreters.schedule import run_schedule
@@ -111,6 +111,9 @@ def _computed(op: Operation) -> Callable[[list, list, Mapping[str, int]], object
         value = as_value(attr.get_values() if isinstance(attr, DenseIntOrFPElementsAttr) else attr.value.data)  # type: ignore[union-attr]
         return lambda get, args, specials: value
     if isinstance(op, AluOp):
+        if op.alu_kind in INDEX_OPS and all(isinstance(v.type, IndexType) for v in op.operands):
+            exact = INDEX_OPS[op.alu_kind]
+            return lambda get, args, specials: as_value(exact(*get))
         fn = alu_semantics(op.alu_kind)
         return lambda get, args, specials: as_value(fn(*get))
     if isinstance(op, U.CastOp):
@@ -141,7 +144,7 @@ def _step(op: Operation) -> Step | None:
     compute = _computed(op)
     if compute is None:
         raise InterpretError(f"the uop interpreter cannot run '{op.name}'")
-    ins, out = op.operands, op.results[0]
+    ins, out = tuple(op.operands), op.results[0]
 
     def step(env: dict, args: list, specials: Mapping[str, int]) -> None:
         env[out] = compute([env[v] for v in ins], args, specials)
