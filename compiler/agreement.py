@@ -36,7 +36,7 @@ class Mismatch:
 
     def __str__(self) -> str:
         where = f"[{', '.join(map(str, self.index))}]" if self.index else "(the scalar)"
-        return (f"at {where}: {self.got} where {self.expected} was expected ({self.tolerance}); "
+        return (f"at {where}: {self.got!s} where {self.expected!s} was expected ({self.tolerance}); "
                 f"{self.differing} of {self.size} elements differ")
 
 
@@ -49,7 +49,7 @@ def compare(got: np.ndarray, expected: np.ndarray) -> Mismatch | str | None:
     if not floats:
         return _compare_exact(got, expected)
     rtol = max(RTOL[d.name] for d in floats)
-    return _compare_floats(got.astype(np.float64), expected.astype(np.float64), rtol, min(floats, key=lambda d: d.itemsize))
+    return _compare_floats(got, expected, rtol, min(floats, key=lambda d: d.itemsize))
 
 
 def _compare_exact(got: np.ndarray, expected: np.ndarray) -> Mismatch | None:
@@ -63,7 +63,8 @@ def _compare_exact(got: np.ndarray, expected: np.ndarray) -> Mismatch | None:
                     got.size, f"exact ({_name(expected.dtype)})")
 
 
-def _compare_floats(g: np.ndarray, e: np.ndarray, rtol: float, dtype: np.dtype) -> Mismatch | None:
+def _compare_floats(got: np.ndarray, expected: np.ndarray, rtol: float, dtype: np.dtype) -> Mismatch | None:
+    g, e = got.astype(np.float64), expected.astype(np.float64)
     finite_e = np.abs(e[np.isfinite(e)])
     scale = max(1.0, float(finite_e.max())) if finite_e.size else 1.0
     allowed = rtol * np.abs(np.where(np.isfinite(e), e, 0.0)) + rtol * scale
@@ -77,7 +78,7 @@ def _compare_floats(g: np.ndarray, e: np.ndarray, rtol: float, dtype: np.dtype) 
     if not bad.any():
         return None
     worst = np.unravel_index(int(np.argmax(excess)), g.shape) if g.ndim else ()
-    return Mismatch(tuple(int(i) for i in worst), _item(g, worst), _item(e, worst), int(bad.sum()), g.size,
+    return Mismatch(tuple(int(i) for i in worst), _item(got, worst), _item(expected, worst), int(bad.sum()), g.size,
                     f"|difference| <= {float(allowed[worst]):.2g} ({_name(dtype)})")
 
 
@@ -86,5 +87,6 @@ def _name(dtype: np.dtype) -> str:
 
 
 def _item(a: np.ndarray, index: tuple) -> object:
+    """The element as numpy prints it in its own dtype (``17.915281`` for an f32, not its f64 expansion)."""
     value = a[index] if index else a[()]
-    return value.item() if hasattr(value, "item") else value
+    return int(value) if a.dtype.kind in "iu" else value

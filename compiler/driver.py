@@ -232,7 +232,7 @@ def verified_compile(module: Any, function_name: str, device: str, sets: int) ->
         try:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(reproducer_text(e.disagreement.given_ir, e.disagreement.pipeline))
-            note = f"reproducer: '{path}' (the IR {e.disagreement.culprit} was given)"
+            note = f"reproducer: '{path}' (the IR it was given, and the passes that replay it)"
         except OSError as problem:
             note = f"no reproducer: cannot write '{path}': {problem.strerror}"
         raise SemanticMismatch(e.disagreement, note) from None

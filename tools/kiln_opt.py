@@ -33,7 +33,7 @@ from kiln.dialects.verify import verify_module
 from kiln.support.errors import KilnError
 from kiln.support.diagnostics import Diagnostic, from_exception, from_parse_error
 from kiln.tools.emit import target_emitter
-from kiln.support.cli import ArgumentParser, UserError, run_tool
+from kiln.support.cli import ArgumentParser, UserError, positive_int, run_tool
 from kiln.tools.ir_printing import IRPrinter
 from kiln.tools.pass_statistics import PassStatistics
 from kiln.support.reproducer import reproducer_pipeline, reproducer_text, split_reproducer
@@ -81,7 +81,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="when a pass fails, write its input IR and the pipeline that replays it to FILE")
     p.add_argument("--run-reproducer", action="store_true",
                    help="run the pipeline named in the input's mlir_reproducer trailer")
-    p.add_argument("--verify-semantics", nargs="?", type=int, const=DEFAULT_SETS, metavar="N",
+    p.add_argument("--verify-semantics", nargs="?", type=positive_int, const=DEFAULT_SETS, metavar="N",
                    help="run the module before and after every pass on N random input sets (default "
                    f"{DEFAULT_SETS}) with the interpreter of its level; stop at the first pass that changes a "
                    "result, and write a reproducer")

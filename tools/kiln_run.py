@@ -33,7 +33,7 @@ from kiln.runtime.devices import DEFAULT_DEVICE, device_names
 from kiln.support.errors import InputError, KilnError
 from kiln.dialects.verify import verify_module
 from kiln.support.diagnostics import from_parse_error
-from kiln.support.cli import ArgumentParser, UserError, run_tool
+from kiln.support.cli import ArgumentParser, UserError, positive_int, run_tool
 from kiln.tools.inputs import Param, bind_symbols, format_literal, param_of, parse_input
 from kiln.support.source import Chunk, parse_chunk, read_source
 from kiln.tools.weights import load_weights
@@ -55,7 +55,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="compile afresh, ignoring the program cache")
     p.add_argument("--explain", action="store_true",
                    help="say whether the program came from the cache and, if compiled, why (also KILN_DEBUG=1)")
-    p.add_argument("--verify-semantics", nargs="?", type=int, const=DEFAULT_SETS, default=None, metavar="N",
+    p.add_argument("--verify-semantics", nargs="?", type=positive_int, const=DEFAULT_SETS, default=None, metavar="N",
                    help="check the compile on N random input sets (default 3): after every pass with the "
                    "interpreters, then the compiled program against the last interpreted level (also "
                    "KILN_VERIFY_SEMANTICS=N); a disagreement names the pass or backend and writes a reproducer")
