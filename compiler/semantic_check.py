@@ -102,16 +102,20 @@ class SemanticChecker:
                                 "give it a graph, kernel or uop module")
             self.level = level
             self.sets[name] = []
-            for seed in range(seed, seed + sets):
-                inputs, dims = random_inputs(f, seed)
-                s = _Set(seed, dims, inputs)
+            for n in range(seed, seed + sets):
+                inputs, dims = random_inputs(f, n)
+                s = _Set(n, dims, inputs)
                 try:
                     s.outputs = run_module(module, name, inputs, dims)
                 except InputError:
                     self.skipped += 1  # the function rejects this set before any pass: not a miscompile
                     continue
                 self.sets[name].append(s)
-        self.ran = sum(len(s) for s in self.sets.values())
+
+    @property
+    def ran(self) -> int:
+        """The input sets checked so far (of every function)."""
+        return sum(len(s) for s in self.sets.values())
 
     def check(self, p: ModulePass, module: ModuleOp) -> Disagreement | None:
         """After pass ``p`` ran on ``module``: the first result that changed, or None (also when no interpreter
@@ -119,30 +123,33 @@ class SemanticChecker:
         text = module_text(module)
         if text == self.text:
             return None
-        levels = {name: executable_level(module, name) for name in self.sets}
-        if None in levels.values():
-            return None  # the kernels are target code now; self.text keeps the last interpreted IR
+        culprit, replay = f"pass '{pass_text(p)}'", f"builtin.module({pass_text(p)})"
         for name, sets in self.sets.items():
-            f = find_function(module, name)
+            try:
+                f = find_function(module, name)
+                level = executable_level(module, name)
+            except KilnError as e:
+                return Disagreement(culprit, name, sets[0].seed if sets else 0, {}, str(e), self.text, replay)
+            if level is None:
+                return None  # the kernels are target code now; self.text keeps the last interpreted IR
+            self.level = level
             for s in list(sets):
                 inputs = _fitted(s.inputs, f)
                 if inputs is None:
                     sets.remove(s)
                     self.skipped += 1
                     continue
-                culprit = f"pass '{pass_text(p)}'"
-                problem = self._run_and_compare(module, name, s, inputs, culprit, f"the {levels[name]} interpreter")
-                if problem is not None:
-                    return Disagreement(culprit, name, s.seed, s.dims, problem, self.text, f"builtin.module({pass_text(p)})")
+                if (problem := self._run_and_compare(module, name, s, inputs, level)) is not None:
+                    return Disagreement(culprit, name, s.seed, s.dims, problem, self.text, replay)
         self.text = text
-        self.level = next(iter(levels.values()), self.level) or self.level
         return None
 
-    def _run_and_compare(self, module: ModuleOp, name: str, s: _Set, inputs: list[np.ndarray], culprit: str, runner: str) -> str | None:
+    def _run_and_compare(self, module: ModuleOp, name: str, s: _Set, inputs: list[np.ndarray], level: str) -> str | None:
+        """Run one set at ``level``; a difference from the set's last results, or None (and they are the new ones)."""
         try:
             outputs = run_module(module, name, inputs, s.dims)
         except KilnError as e:
-            return f"the IR after it fails in {runner}: {e}"
+            return f"the IR after it fails in the {level} interpreter: {e}"
         problem = _first_difference(outputs, s.outputs)
         if problem is None:
             s.outputs = outputs
