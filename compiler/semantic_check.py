@@ -30,6 +30,7 @@ from xdsl.printer import Printer
 from kiln.compiler.agreement import compare
 from kiln.compiler.pipeline import pass_text
 from kiln.dialects.types import to_numpy
+from kiln.interpreters import graph, uop
 from kiln.interpreters.graph import find_function
 from kiln.interpreters.run import executable_level, run_module
 from kiln.interpreters.sample_inputs import random_inputs
@@ -37,6 +38,11 @@ from kiln.support.errors import InputError, KilnError
 
 DEFAULT_SETS = 3
 """Input sets per function when ``--verify-semantics`` gives no number."""
+
+BUDGETS = {"kernel": 20_000_000, "uop": 1_000_000}
+"""The most work one input set may take at a level, else that level does not run it: for the kernel
+interpreter the graph function's scalar operations (it holds a kernel's values for all points at once: memory),
+for the uop interpreter the ALU ops its kernels execute (one at a time: about a minute per million)."""
 
 
 class SemanticMismatch(KilnError):
@@ -74,6 +80,8 @@ class _Set:
     seed: int
     dims: dict[str, int]
     inputs: list[np.ndarray]
+    work: int
+    """``graph.estimated_work`` of the function on this set (0 when the input is not a graph function)."""
     outputs: list[np.ndarray] = field(default_factory=list)
 
 
@@ -93,6 +101,8 @@ class SemanticChecker:
         self.text = module_text(module)
         self.level = "graph"
         self.skipped = 0
+        self.too_large: dict[str, tuple[int, int]] = {}
+        """Level -> (how many set runs it left out, the most work one of them needed)."""
         self.sets: dict[str, list[_Set]] = {}
         for name in names:
             f = find_function(module, name)
@@ -104,13 +114,23 @@ class SemanticChecker:
             self.sets[name] = []
             for n in range(seed, seed + sets):
                 inputs, dims = random_inputs(f, n)
-                s = _Set(n, dims, inputs)
+                s = _Set(n, dims, inputs, graph.estimated_work(f, dims) if level == "graph" else 0)
                 try:
                     s.outputs = run_module(module, name, inputs, dims)
                 except InputError:
                     self.skipped += 1  # the function rejects this set before any pass: not a miscompile
                     continue
                 self.sets[name].append(s)
+
+    def summary(self) -> str:
+        """How far the check got, for a note after a clean run (``level``: the last level that ran a set)."""
+        text = f"{self.ran} input sets agree after every pass up to the {self.level} level"
+        if self.skipped:
+            text += f", {self.skipped} left out (rejected by the function or its narrowed dtypes)"
+        for level, (count, most) in self.too_large.items():
+            text += (f"; {count} runs of the {level} interpreter left out as too large (up to {most:.2g} operations, "
+                     f"over its budget of {BUDGETS[level]:.2g})")
+        return text
 
     @property
     def ran(self) -> int:
@@ -132,15 +152,20 @@ class SemanticChecker:
                 return Disagreement(culprit, name, sets[0].seed if sets else 0, {}, str(e), self.text, replay)
             if level is None:
                 return None  # the kernels are target code now; self.text keeps the last interpreted IR
-            self.level = level
             for s in list(sets):
                 inputs = _fitted(s.inputs, f)
                 if inputs is None:
                     sets.remove(s)
                     self.skipped += 1
                     continue
+                work = uop.estimated_work(module, s.dims) if level == "uop" else s.work
+                if work > BUDGETS.get(level, work):
+                    count, most = self.too_large.get(level, (0, 0))
+                    self.too_large[level] = (count + 1, max(most, work))
+                    continue
                 if (problem := self._run_and_compare(module, name, s, inputs, level)) is not None:
                     return Disagreement(culprit, name, s.seed, s.dims, problem, self.text, replay)
+                self.level = level
         self.text = text
         return None
 

@@ -291,3 +291,13 @@ def run_module(
 ) -> list[np.ndarray]:
     """Run the schedule ``function_name`` of a module whose kernels are ``uop.kernel`` ops."""
     return run_schedule(module, function_name, inputs, dims, _launch_uop)
+
+
+def estimated_work(module: ModuleOp, symbols: Mapping[str, int]) -> int:
+    """The ALU ops one run of the module's CPU-mapped ``uop.kernel`` ops executes, by the linearizer's own
+    estimate (``core_extent`` times ``core_work``): what decides whether this interpreter is quick enough."""
+    total = 0
+    for k in module.ops:
+        if isinstance(k, U.UopKernelOp) and "core_extent" in k.attributes and "core_work" in k.attributes:
+            total += evaluate_size(k.attributes["core_extent"].data, symbols) * k.attributes["core_work"].value.data  # type: ignore[attr-defined]
+    return total

@@ -177,10 +177,7 @@ class Driver:
 
     def _semantics_summary(self) -> None:
         assert self.checker is not None
-        checker = self.checker
-        skipped = f", {checker.skipped} left out (rejected by the function)" if checker.skipped else ""
-        print(f"{TOOL}: note: --verify-semantics: {checker.ran} input sets agree after every pass up to the "
-              f"{checker.level} level{skipped}", file=sys.stderr)
+        print(f"{TOOL}: note: --verify-semantics: {self.checker.summary()}", file=sys.stderr)
 
     def _failed(self, p: ModulePass, module: ModuleOp, given: str) -> None:
         self.printer.failed(p, module)
