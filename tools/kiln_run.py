@@ -82,7 +82,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.no_cache:
         os.environ["KILN_NO_CACHE"] = "1"
     explain = debug.log if args.explain or debug.level() else None
-    outs = _execute(module, func.sym_name.data, args.device, arrays, explain, args.verify_semantics)
+    if args.verify_semantics:
+        os.environ["KILN_VERIFY_SEMANTICS"] = str(args.verify_semantics)  # what the driver reads, as for the JIT
+    outs = _execute(module, func.sym_name.data, args.device, arrays, explain)
 
     if output_paths:
         for path, out in zip(output_paths, outs, strict=True):
@@ -154,12 +156,11 @@ def _output_paths(outputs: Sequence[str], results: Sequence[Param]) -> list[str]
 
 
 def _execute(
-    module: ModuleOp, function: str, device: str, arrays: list[np.ndarray], explain: Explain | None,
-    verify_sets: int | None,
+    module: ModuleOp, function: str, device: str, arrays: list[np.ndarray], explain: Explain | None
 ) -> list[np.ndarray]:
     """Compile and run through the runtime's device API; its errors (KilnError) are the user's to read."""
     try:
-        executable = compile(module, function, device, explain, verify_sets)
+        executable = compile(module, function, device, explain)
         return list(executable(*arrays))
     except KilnError as e:
         raise UserError(str(e)) from None

@@ -6,6 +6,7 @@ The broken passes are defined and registered here only: kiln never ships them.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -229,6 +230,7 @@ def test_the_device_check_passes_a_correct_backend(device) -> None:
 
 def test_kiln_run_verify_semantics_reports_a_backend_miscompile(broken_c_emitter, tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KILN_VERIFY_SEMANTICS", "0")  # recorded: the flag sets it, and it is undone afterwards
     source = _write(tmp_path, PLUS_ONE_F32)
     status = kiln_run.run_tool("kiln-run", kiln_run.run, [str(source), "--device", "cpu-c", "--input", "2x3xf32=0",
                                                            "--verify-semantics=1"])
@@ -240,12 +242,14 @@ def test_kiln_run_verify_semantics_reports_a_backend_miscompile(broken_c_emitter
     assert Path("inc.verify-repro.mlir").exists()
 
 
-def test_kiln_run_verify_semantics_runs_clean(tmp_path, capsys) -> None:
+def test_kiln_run_verify_semantics_runs_clean(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("KILN_VERIFY_SEMANTICS", "0")
     source = _write(tmp_path, PLUS_ONE_F32)
     status = kiln_run.run_tool("kiln-run", kiln_run.run, [str(source), "--device", "cpu-llvm", "--input", "1x3xf32=0",
                                                            "--verify-semantics"])
     assert status == 0
     assert capsys.readouterr().out == "1x3xf32=[[2 2 2]]\n"
+    assert os.environ["KILN_VERIFY_SEMANTICS"] == "3"
 
 
 # ---------------------------------------------------------------------------------------------
