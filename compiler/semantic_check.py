@@ -32,7 +32,7 @@ from kiln.compiler.pipeline import pass_text
 from kiln.dialects.types import to_numpy
 from kiln.interpreters import graph, uop
 from kiln.interpreters.graph import find_function
-from kiln.interpreters.run import executable_level, run_module
+from kiln.interpreters.run import executable_level, on_arrays, run_module
 from kiln.interpreters.sample_inputs import random_inputs
 from kiln.support.errors import InputError, KilnError
 
@@ -96,7 +96,7 @@ class SemanticChecker:
 
     def __init__(self, module: ModuleOp, sets: int = DEFAULT_SETS, seed: int = 0, functions: Sequence[str] | None = None):
         names = list(functions) if functions is not None else [
-            op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks
+            op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks and on_arrays(op)
         ]
         self.text = module_text(module)
         self.level = "graph"
@@ -158,7 +158,7 @@ class SemanticChecker:
                     sets.remove(s)
                     self.skipped += 1
                     continue
-                work = uop.estimated_work(module, s.dims) if level == "uop" else s.work
+                work = uop.estimated_work(module, name, s.dims) if level == "uop" else s.work
                 if work > BUDGETS.get(level, work):
                     count, most = self.too_large.get(level, (0, 0))
                     self.too_large[level] = (count + 1, max(most, work))

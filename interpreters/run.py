@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
-from kiln.dialects.types import TensorType
+from kiln.dialects.types import BufferType, TensorType
 from kiln.interpreters import graph, kernel, uop
 from kiln.interpreters.graph import find_function
 
@@ -34,6 +34,12 @@ def level_of(module: ModuleOp, function_name: str) -> str:
     if any(isinstance(t, TensorType) for t in (*f.function_type.inputs, *f.function_type.outputs)):
         return "graph"
     return "uop" if any(isinstance(op, U.UopKernelOp) for op in module.ops) else "kernel"
+
+
+def on_arrays(f: func.FuncOp) -> bool:
+    """Whether every argument and result of ``f`` is a tensor or a buffer: a graph function or a schedule, which
+    the interpreters run, rather than, say, a function over scalars."""
+    return all(isinstance(t, TensorType | BufferType) for t in (*f.function_type.inputs, *f.function_type.outputs))
 
 
 def executable_level(module: ModuleOp, function_name: str) -> str | None:

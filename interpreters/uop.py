@@ -18,12 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.traits import SymbolTable
 
+from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, is_vector, lanes
 from kiln.dialects.types import to_numpy
 from kiln.interpreters.alu import INDEX_OPS, alu_semantics
-from kiln.interpreters.graph import InterpretError
+from kiln.interpreters.graph import InterpretError, find_function
 from kiln.interpreters.graph_ops import bitcast
 from kiln.interpreters.schedule import run_schedule
 from kiln.interpreters.wmma import warp_mma
@@ -293,11 +295,12 @@ def run_module(
     return run_schedule(module, function_name, inputs, dims, _launch_uop)
 
 
-def estimated_work(module: ModuleOp, symbols: Mapping[str, int]) -> int:
-    """The ALU ops one run of the module's CPU-mapped ``uop.kernel`` ops executes, by the linearizer's own
-    estimate (``core_extent`` times ``core_work``): what decides whether this interpreter is quick enough."""
+def estimated_work(module: ModuleOp, function_name: str, symbols: Mapping[str, int]) -> int:
+    """The ALU ops one run of schedule ``function_name`` executes in its CPU-mapped ``uop.kernel`` launches, by
+    the linearizer's own estimate (``core_extent`` times ``core_work``): whether this interpreter is quick enough."""
     total = 0
-    for k in module.ops:
+    for launch in find_function(module, function_name).body.block.ops:
+        k = SymbolTable.lookup_symbol(module, launch.callee) if isinstance(launch, K.LaunchOp) else None
         if isinstance(k, U.UopKernelOp) and "core_extent" in k.attributes and "core_work" in k.attributes:
             total += evaluate_size(k.attributes["core_extent"].data, symbols) * k.attributes["core_work"].value.data  # type: ignore[attr-defined]
     return total

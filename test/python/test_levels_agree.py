@@ -52,7 +52,7 @@ def _lowered(p: Program, pipeline: str) -> ModuleOp:
 def uop_work(module: ModuleOp, p: Program) -> int:
     """The linearizer's estimate of the ALU ops all of ``p``'s input sets make the uop kernels execute."""
     f = find_function(Parser(make_context(), p.text).parse_module(), p.function)
-    return sum(estimated_work(module, bind_inputs(f, inputs, None)[1]) for inputs in p.runs)
+    return sum(estimated_work(module, p.function, bind_inputs(f, inputs, None)[1]) for inputs in p.runs)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)

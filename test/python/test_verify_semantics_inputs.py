@@ -20,7 +20,7 @@ from xdsl.dialects import func
 
 from kiln.compiler import registry
 from kiln.dialects.verify import verify_module
-from kiln.interpreters.run import executable_level
+from kiln.interpreters.run import executable_level, on_arrays
 from kiln.support.cli import run_tool
 from kiln.interpreters.graph import estimated_work
 from kiln.interpreters.sample_inputs import random_inputs
@@ -60,7 +60,7 @@ def _inputs() -> list[tuple[str, str, str, int]]:
             continue
         if verify_module(module) is not None:
             continue
-        functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+        functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks and on_arrays(op)]
         levels = {executable_level(module, f.sym_name.data) for f in functions}
         if len(levels) == 1 and None not in levels:
             level = levels.pop()
