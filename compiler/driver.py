@@ -34,11 +34,13 @@ from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, remember, 
 from kiln.compiler.pipeline import build_pipeline, pipeline_text
 from kiln.compiler.module import find_function, parse_module
 from kiln.compiler.schedule_reader import read_schedule
+from kiln.compiler.semantic_check import SemanticChecker, SemanticMismatch
 from kiln.runtime.devices import DEFAULT_DEVICE, Device, InterpDevice, get_device
 from kiln.runtime.program import KernelsArtifact, ProgramSpec
 from kiln.support import cache
 from kiln.support.env import env_int
 from kiln.support.errors import CompileError, KilnError, UserError
+from kiln.support.reproducer import reproducer_text
 
 LOWERINGS: dict[str, tuple[str, str]] = {
     "cpu-llvm": ("lower-to-llvm", "llvm"),
@@ -97,10 +99,14 @@ def _with_fields(p: ModulePass, name: str, **fields: Any) -> ModulePass:
 
 
 def lower_program(
-    module: ModuleOp, function_name: str, device: str, passes: list[ModulePass] | str | None = None
+    module: ModuleOp,
+    function_name: str,
+    device: str,
+    passes: list[ModulePass] | str | None = None,
+    checker: SemanticChecker | None = None,
 ) -> ProgramSpec:
     """Run ``passes`` (pass objects or ``-p`` text; default: the device's pipeline) on a copy of ``module`` and
-    emit its kernels."""
+    emit its kernels. A ``checker`` checks the module after every pass (raises ``SemanticMismatch``)."""
     from xdsl.passes import PassPipeline
     from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
 
@@ -110,7 +116,9 @@ def lower_program(
     find_function(module, function_name)
     found: list[ProgramSpec] = []
 
-    def before_conversion(_: ModulePass | None, op: ModuleOp, upcoming: ModulePass | None) -> None:
+    def before_conversion(ran: ModulePass | None, op: ModuleOp, upcoming: ModulePass | None) -> None:
+        if checker is not None and ran is not None and (disagreement := checker.check(ran, op)) is not None:
+            raise SemanticMismatch(disagreement)
         if isinstance(upcoming, ConvertUopToTarget):
             found.append(read_schedule(op, function_name, device))
 
@@ -172,15 +180,61 @@ def compile_entry(module: Any, function_name: str, device: str) -> tuple[str, by
 
 
 def compile(  # noqa: A001
-    module: Any, function_name: str, device: str = DEFAULT_DEVICE, explain: Explain | None = None
+    module: Any,
+    function_name: str,
+    device: str = DEFAULT_DEVICE,
+    explain: Explain | None = None,
+    verify_sets: int | None = None,
 ) -> Compiled:
-    """``function_name`` of ``module`` (a ``ModuleOp`` or its text) compiled and loaded on ``device``."""
+    """``function_name`` of ``module`` (a ``ModuleOp`` or its text) compiled and loaded on ``device``.
+
+    ``verify_sets`` (default: ``KILN_VERIFY_SEMANTICS``; 0 is off) checks the compile on that many random input
+    sets: after every pass with the interpreters, then the loaded program against the last interpreted level
+    (``verified_compile``)."""
     dev: Device = get_device(device)
     if isinstance(dev, InterpDevice):
         if explain is not None:
             explain(f"@{function_name} for interp: interpreted, nothing to compile or cache")
         return dev.load_function(find_function(parse_module(module), function_name))
+    if verify_sets is None:
+        verify_sets = env_int("KILN_VERIFY_SEMANTICS", 0, 0)
+    if verify_sets:
+        return verified_compile(module, function_name, device, verify_sets)
     spec = compile_program(module, function_name, device, explain)
-    if not any(p.name == "graph-legalize-dtypes" for p in device_pipeline(device)):
+    return _load(dev, spec, module, function_name)
+
+
+def _load(dev: Device, spec: ProgramSpec, module: Any, function_name: str) -> Compiled:
+    if not any(p.name == "graph-legalize-dtypes" for p in device_pipeline(dev.name)):
         return dev.load(spec)  # dtypes as declared: nothing to convert, and a cache hit parses no IR
     return dtype_boundary.wrap(dev.load(spec), module, function_name, spec)
+
+
+def verified_compile(module: Any, function_name: str, device: str, sets: int) -> Compiled:
+    """``compile`` under ``--verify-semantics``: the pipeline always runs (the compile cache is neither read nor
+    written), checked after every pass, and the loaded program is run on the same input sets. A disagreement
+    raises ``SemanticMismatch`` after writing its reproducer to ``<function>.verify-repro.mlir`` (in the current
+    folder), the IR the culprit was given with the pipeline that replays it."""
+    from kiln.lowering.uop_to_target import ConvertUopToTarget
+
+    parsed = parse_module(module)
+    checker = SemanticChecker(parsed, sets, functions=[function_name])
+    passes = device_pipeline(device)
+    try:
+        spec = lower_program(parsed, function_name, device, passes, checker)
+        run = _load(get_device(device), spec, parsed, function_name)
+        conversion = next(i for i, p in enumerate(passes) if isinstance(p, ConvertUopToTarget))
+        found = checker.check_device(run, device, function_name, pipeline_text(passes[conversion:]))
+        if found is not None:
+            raise SemanticMismatch(found)
+    except SemanticMismatch as e:
+        path = f"{function_name}.verify-repro.mlir"
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(reproducer_text(e.disagreement.given_ir, e.disagreement.pipeline))
+            note = f"reproducer: '{path}' (the IR it was given, and the passes that replay it)"
+        except OSError as problem:
+            note = f"no reproducer: cannot write '{path}': {problem.strerror}"
+        raise SemanticMismatch(e.disagreement, note) from None
+    return run
+

@@ -67,3 +67,28 @@ def alu_semantics(kind: str) -> Callable[..., np.ndarray]:
     """The numpy function of ALU op ``kind``: operands (numpy arrays or scalars of one dtype, ``where``'s
     condition i1) -> an ndarray of the result dtype, lane by lane."""
     return _TABLE[kind]
+
+
+def _c_idiv_int(a: int, b: int) -> int:
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+INDEX_OPS: dict[str, Callable[[int, int], int | bool]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "idiv": _c_idiv_int,
+    "mod": lambda a, b: a - b * _c_idiv_int(a, b),
+    "max": max,
+    "min": min,
+    "cmplt": lambda a, b: a < b,
+    "cmple": lambda a, b: a <= b,
+    "cmpeq": lambda a, b: a == b,
+    "cmpne": lambda a, b: a != b,
+}
+"""The binary ALU kinds on ``index`` operands as Python int arithmetic, with ``alu_semantics``'s meaning (C
+truncation, 0 for a zero divisor) for the values index arithmetic takes: the uop interpreter's fast path for
+its address and loop arithmetic, which numpy would run one scalar at a time at ~100x the cost."""

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from kiln.dialects.types import BufferType, Shape, TensorType, declared_dims, format_shape, is_bool, to_numpy
+from kiln.dialects.types import BufferType, Shape, TensorType, declared_dims, format_shape, is_bool, numel, to_numpy
 from kiln.support.errors import InputError, KilnError
 from kiln.interpreters.graph_ops import NEEDS_DTYPE, NEEDS_SHAPE, OPS, is_float
 
@@ -163,3 +163,21 @@ def run_module(
 ) -> list[np.ndarray]:
     """Run the graph ``func.func`` named ``function_name`` in ``module``."""
     return run_function(find_function(module, function_name), inputs, dims)
+
+
+def estimated_work(func_op: func.FuncOp, symbols: Mapping[str, int]) -> int:
+    """About how many scalar operations ``func_op`` makes with ``symbols`` bound: per op its largest operand or
+    result, times the contraction for ``matmul`` and ``conv2d``. Lowered, the same computation costs the kernel
+    and uop interpreters in proportion (memory in one, time in the other)."""
+    total = 0
+    for op in func_op.body.block.ops:
+        sizes = [numel(bound_shape(v.type.shape, symbols, op.name)) for v in (*op.operands, *op.results)
+                 if isinstance(v.type, TensorType)]
+        work = max(sizes, default=0)
+        if op.name == "graph.matmul":
+            work = sizes[-1] * bound_shape(op.operands[0].type.shape, symbols, op.name)[-1]  # type: ignore[attr-defined]
+        elif op.name == "graph.conv2d":
+            w = bound_shape(op.operands[1].type.shape, symbols, op.name)  # type: ignore[attr-defined]
+            work = sizes[-1] * numel(w[1:])
+        total += work
+    return total

@@ -76,7 +76,9 @@ def is_float(dt: np.dtype) -> bool:
 
 def compute_dtype(dt: np.dtype) -> np.dtype:
     """The dtype math on ``dt`` is carried out in: f32 for f16/bf16, ``dt`` itself otherwise."""
-    return F32 if dt == np.dtype(np.float16) or dt.name == "bfloat16" else dt
+    if dt.kind == "f":  # by kind and size first: the uop interpreter asks once per scalar op, and .name is slow
+        return F32 if dt.itemsize == 2 else dt
+    return F32 if dt.kind == "V" and dt.name == "bfloat16" else dt
 
 
 def lowest(dt: np.dtype) -> float | int | bool:

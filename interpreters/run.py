@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
-from kiln.dialects.types import TensorType
+from kiln.dialects.types import BufferType, TensorType
 from kiln.interpreters import graph, kernel, uop
 from kiln.interpreters.graph import find_function
 
@@ -32,6 +34,21 @@ def level_of(module: ModuleOp, function_name: str) -> str:
     if any(isinstance(t, TensorType) for t in (*f.function_type.inputs, *f.function_type.outputs)):
         return "graph"
     return "uop" if any(isinstance(op, U.UopKernelOp) for op in module.ops) else "kernel"
+
+
+def on_arrays(f: func.FuncOp) -> bool:
+    """Whether every argument and result of ``f`` is a tensor or a buffer: a graph function or a schedule, which
+    the interpreters run, rather than, say, a function over scalars."""
+    return all(isinstance(t, TensorType | BufferType) for t in (*f.function_type.inputs, *f.function_type.outputs))
+
+
+def executable_level(module: ModuleOp, function_name: str) -> str | None:
+    """``level_of``, or None when no interpreter runs the module: its kernels were converted to a target dialect
+    (LLVM, C, PTX, WGSL), which only a device runs."""
+    level = level_of(module, function_name)
+    if level == "graph" or all(isinstance(op, func.FuncOp | K.KernelOp | U.UopKernelOp) for op in module.ops):
+        return level
+    return None
 
 
 def run_module(

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.traits import SymbolTable
 
+from kiln.dialects import kernel as K
 from kiln.dialects import uop as U
 from kiln.dialects.alu import AluOp, element_type, is_vector, lanes
 from kiln.dialects.types import to_numpy
-from kiln.interpreters.alu import alu_semantics
-from kiln.interpreters.graph import InterpretError
+from kiln.interpreters.alu import INDEX_OPS, alu_semantics
+from kiln.interpreters.graph import InterpretError, find_function
 from kiln.interpreters.graph_ops import bitcast
 from kiln.interpreters.schedule import run_schedule
 from kiln.interpreters.wmma import warp_mma
@@ -111,6 +113,9 @@ def _computed(op: Operation) -> Callable[[list, list, Mapping[str, int]], object
         value = as_value(attr.get_values() if isinstance(attr, DenseIntOrFPElementsAttr) else attr.value.data)  # type: ignore[union-attr]
         return lambda get, args, specials: value
     if isinstance(op, AluOp):
+        if op.alu_kind in INDEX_OPS and all(isinstance(v.type, IndexType) for v in op.operands):
+            exact = INDEX_OPS[op.alu_kind]
+            return lambda get, args, specials: as_value(exact(*get))
         fn = alu_semantics(op.alu_kind)
         return lambda get, args, specials: as_value(fn(*get))
     if isinstance(op, U.CastOp):
@@ -141,7 +146,7 @@ def _step(op: Operation) -> Step | None:
     compute = _computed(op)
     if compute is None:
         raise InterpretError(f"the uop interpreter cannot run '{op.name}'")
-    ins, out = op.operands, op.results[0]
+    ins, out = tuple(op.operands), op.results[0]
 
     def step(env: dict, args: list, specials: Mapping[str, int]) -> None:
         env[out] = compute([env[v] for v in ins], args, specials)
@@ -288,3 +293,14 @@ def run_module(
 ) -> list[np.ndarray]:
     """Run the schedule ``function_name`` of a module whose kernels are ``uop.kernel`` ops."""
     return run_schedule(module, function_name, inputs, dims, _launch_uop)
+
+
+def estimated_work(module: ModuleOp, function_name: str, symbols: Mapping[str, int]) -> int:
+    """The ALU ops one run of schedule ``function_name`` executes in its CPU-mapped ``uop.kernel`` launches, by
+    the linearizer's own estimate (``core_extent`` times ``core_work``): whether this interpreter is quick enough."""
+    total = 0
+    for launch in find_function(module, function_name).body.block.ops:
+        k = SymbolTable.lookup_symbol(module, launch.callee) if isinstance(launch, K.LaunchOp) else None
+        if isinstance(k, U.UopKernelOp) and "core_extent" in k.attributes and "core_work" in k.attributes:
+            total += evaluate_size(k.attributes["core_extent"].data, symbols) * k.attributes["core_work"].value.data  # type: ignore[attr-defined]
+    return total

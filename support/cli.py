@@ -52,3 +52,14 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UserError(f"{message}\n{self.format_usage().rstrip()}")
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for a count that must be at least 1 (``--verify-semantics=N``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value

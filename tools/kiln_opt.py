@@ -28,13 +28,15 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from kiln.compiler import registry
+from kiln.compiler.semantic_check import DEFAULT_SETS, SemanticChecker
 from kiln.dialects.verify import verify_module
+from kiln.support.errors import KilnError
 from kiln.support.diagnostics import Diagnostic, from_exception, from_parse_error
 from kiln.tools.emit import target_emitter
-from kiln.support.cli import ArgumentParser, UserError, run_tool
+from kiln.support.cli import ArgumentParser, UserError, positive_int, run_tool
 from kiln.tools.ir_printing import IRPrinter
 from kiln.tools.pass_statistics import PassStatistics
-from kiln.tools.reproducer import reproducer_pipeline, reproducer_text, split_reproducer
+from kiln.support.reproducer import reproducer_pipeline, reproducer_text, split_reproducer
 from kiln.tools.expected import check_diagnostics, parse_expectations
 from kiln.compiler.pipeline import build_pipeline, describe_passes, pass_text, pipeline_text
 from kiln.support.source import SPLIT_MARKER, Chunk, parse_chunk, read_source, split_input
@@ -79,6 +81,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="when a pass fails, write its input IR and the pipeline that replays it to FILE")
     p.add_argument("--run-reproducer", action="store_true",
                    help="run the pipeline named in the input's mlir_reproducer trailer")
+    p.add_argument("--verify-semantics", nargs="?", type=positive_int, const=DEFAULT_SETS, metavar="N",
+                   help="run the module before and after every pass on N random input sets (default "
+                   f"{DEFAULT_SETS}) with the interpreter of its level; stop at the first pass that changes a "
+                   "result, and write a reproducer")
+    p.add_argument("--verify-semantics-seed", type=int, default=0, metavar="SEED",
+                   help="--verify-semantics: the seed of the first input set (the sets use SEED, SEED+1, ...)")
     p.add_argument("--dump-pass-pipeline", action="store_true", help="print the pipeline to run on stderr")
     p.add_argument("--version", action="version", version=_version())
     p.add_argument("--mlir-timing", action="store_true", help="report wall time per pass on stderr")
@@ -102,6 +110,8 @@ class Driver:
     timer: Timer
     printer: IRPrinter
     statistics: PassStatistics
+    checker: SemanticChecker | None = None
+    """--verify-semantics: the current chunk's input sets and results."""
 
     def run_chunk(self, chunk: Chunk) -> tuple[str | None, Diagnostic | None]:
         """The chunk's output, or the diagnostic that stopped it."""
@@ -112,9 +122,17 @@ class Driver:
             return None, from_parse_error(e)
         if (problem := self._verify(module, None)) is not None:
             return None, problem
+        if self.args.verify_semantics is not None:
+            try:
+                with self.timer.phase("Verify semantics"):
+                    self.checker = SemanticChecker(module, self.args.verify_semantics, self.args.verify_semantics_seed)
+            except KilnError as e:
+                return None, Diagnostic("error", str(e))
         for p in self.passes:
             if (problem := self._run_pass(p, module)) is not None:
                 return None, problem
+        if self.checker is not None:
+            self._semantics_summary()
         try:
             with self.timer.phase("Output"):
                 text = self.emitter(module) if self.emitter is not None else self.print_mlir(module)
@@ -130,6 +148,11 @@ class Driver:
             with self.timer.phase(p.name), self.statistics.collect(p):
                 p.apply(self.ctx, module)
             problem = self._verify(module, p)
+            if problem is None and self.checker is not None:
+                with self.timer.phase("Verify semantics"):
+                    if (problem := self._check_semantics(p, module)) is not None:
+                        self.printer.failed(p, module)  # its reproducer is written: the IR checked before p
+                        return problem
         except DiagnosticException as e:
             problem = from_exception(e)
         except Exception:
@@ -140,6 +163,21 @@ class Driver:
         else:
             self._failed(p, module, given)
         return problem
+
+    def _check_semantics(self, p: ModulePass, module: ModuleOp) -> Diagnostic | None:
+        """--verify-semantics after ``p``: the disagreement, with the reproducer written, or None."""
+        assert self.checker is not None
+        found = self.checker.check(p, module)
+        if found is None:
+            return None
+        path = self.args.mlir_pass_pipeline_crash_reproducer or f"{_stem(self.filename)}.verify-repro.mlir"
+        _write_atomically(path, reproducer_text(found.given_ir, found.pipeline))
+        replay = f"{TOOL} {path} --run-reproducer --verify-semantics=1 --verify-semantics-seed={found.seed}"
+        return Diagnostic("error", f"{found.report()}\nreproducer: '{path}' (the IR the pass was given; replay: {replay})")
+
+    def _semantics_summary(self) -> None:
+        assert self.checker is not None
+        print(f"{TOOL}: note: --verify-semantics: {self.checker.summary()}", file=sys.stderr)
 
     def _failed(self, p: ModulePass, module: ModuleOp, given: str) -> None:
         self.printer.failed(p, module)
@@ -228,6 +266,11 @@ def _ir_printer(args: argparse.Namespace) -> IRPrinter:
     return IRPrinter(partial(print_mlir, generic=args.print_op_generic, debuginfo=args.mlir_print_debuginfo),
                      args.mlir_print_ir_before_all, args.mlir_print_ir_after_all, args.mlir_print_ir_after_change,
                      args.mlir_print_ir_after_failure, tree)
+
+
+def _stem(filename: str) -> str:
+    """The input's file name without folder and extension ('stdin' for '-'): the default reproducer's name."""
+    return "stdin" if filename in ("-", "<stdin>") else Path(filename).stem
 
 
 def _write_atomically(path: str, text: str) -> None:

@@ -31,7 +31,7 @@ from kiln.support.diagnostics import from_parse_error
 from kiln.support.source import Chunk, parse_chunk, read_source
 from kiln.tools.kiln_opt import print_mlir
 from kiln.tools.reducer import InterestingnessTest, Reduction, count_ops
-from kiln.tools.reproducer import reproducer_text, split_reproducer
+from kiln.support.reproducer import reproducer_text, split_reproducer
 
 TOOL = "kiln-reduce"
 

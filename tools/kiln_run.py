@@ -27,12 +27,13 @@ from xdsl.utils.exceptions import ParseError
 from kiln.compiler import registry
 from kiln.dialects.types import declared_dims
 from kiln.compiler.driver import Explain, compile
+from kiln.compiler.semantic_check import DEFAULT_SETS
 from kiln.support import debug
 from kiln.runtime.devices import DEFAULT_DEVICE, device_names
 from kiln.support.errors import InputError, KilnError
 from kiln.dialects.verify import verify_module
 from kiln.support.diagnostics import from_parse_error
-from kiln.support.cli import ArgumentParser, UserError, run_tool
+from kiln.support.cli import ArgumentParser, UserError, positive_int, run_tool
 from kiln.tools.inputs import Param, bind_symbols, format_literal, param_of, parse_input
 from kiln.support.source import Chunk, parse_chunk, read_source
 from kiln.tools.weights import load_weights
@@ -54,6 +55,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="compile afresh, ignoring the program cache")
     p.add_argument("--explain", action="store_true",
                    help="say whether the program came from the cache and, if compiled, why (also KILN_DEBUG=1)")
+    p.add_argument("--verify-semantics", nargs="?", type=positive_int, const=DEFAULT_SETS, default=None, metavar="N",
+                   help="check the compile on N random input sets (default 3): after every pass with the "
+                   "interpreters, then the compiled program against the last interpreted level (also "
+                   "KILN_VERIFY_SEMANTICS=N); a disagreement names the pass or backend and writes a reproducer")
     p.add_argument("--print-full", action="store_true",
                    help="print every element of large results (default: summarized as numpy prints them)")
     return p
@@ -77,6 +82,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.no_cache:
         os.environ["KILN_NO_CACHE"] = "1"
     explain = debug.log if args.explain or debug.level() else None
+    if args.verify_semantics:
+        os.environ["KILN_VERIFY_SEMANTICS"] = str(args.verify_semantics)  # what the driver reads, as for the JIT
     outs = _execute(module, func.sym_name.data, args.device, arrays, explain)
 
     if output_paths:

@@ -19,10 +19,9 @@ from xdsl.passes import PassPipeline
 
 from kiln.capabilities.description import get_target
 from kiln.compiler.registry import PIPELINES, get_all_passes, make_context
-from kiln.dialects import uop as U
 from kiln.interpreters.graph import bind_inputs, find_function
 from kiln.interpreters.run import level_of, run_module
-from kiln.support.symbolic import evaluate_size
+from kiln.interpreters.uop import estimated_work
 
 from corpus import Program, all_programs, assert_same
 
@@ -53,13 +52,7 @@ def _lowered(p: Program, pipeline: str) -> ModuleOp:
 def uop_work(module: ModuleOp, p: Program) -> int:
     """The linearizer's estimate of the ALU ops all of ``p``'s input sets make the uop kernels execute."""
     f = find_function(Parser(make_context(), p.text).parse_module(), p.function)
-    total = 0
-    for inputs in p.runs:
-        symbols = bind_inputs(f, inputs, None)[1]
-        for k in module.ops:
-            if isinstance(k, U.UopKernelOp):
-                total += evaluate_size(k.attributes["core_extent"].data, symbols) * k.attributes["core_work"].value.data  # type: ignore[attr-defined]
-    return total
+    return sum(estimated_work(module, p.function, bind_inputs(f, inputs, None)[1]) for inputs in p.runs)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
