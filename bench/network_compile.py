@@ -7,7 +7,7 @@ Each load runs in a new Python process, so imports count, as they do for a user:
 folder, then ``warm`` in another process with the cache the cold one filled. Columns: seconds to import
 ``kiln.onnx``, to ``kiln.onnx.load`` (import the model, compile or read the cache, load the kernels), to the first
 result, and the CPU seconds of the whole process (with its C compiler children): on a loaded machine the wall
-time mostly waits for other processes. ``--stages`` also times each pass of a cold compile, the emitter and the
+time mostly waits for other processes. ``--without-dedupe`` adds a cold load without ``kernel-dedupe``. ``--stages`` also times each pass of a cold compile, the emitter and the
 target's compiler in this process.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,11 @@ import json, resource, sys, time
 start = time.perf_counter()
 import numpy as np
 import kiln.onnx
+if sys.argv[3] == "without-dedupe":
+    from kiln.compiler import registry
+    from kiln.compiler.driver import LOWERINGS
+    name = LOWERINGS[sys.argv[2]][0]
+    registry.PIPELINES[name] = registry.PIPELINES[name].replace("kernel-dedupe,", "")
 imported = time.perf_counter()
 model = kiln.onnx.load(sys.argv[1], device=sys.argv[2])
 loaded = time.perf_counter()
@@ -52,9 +58,10 @@ def model_path() -> str:
     return str(Path(onnx.__file__).parent.parent / MODEL)
 
 
-def run_child(device: str, cache_dir: str) -> dict:
+def run_child(device: str, cache_dir: str, variant: str = "default") -> dict:
     env = {**os.environ, "KILN_CACHE_DIR": cache_dir}
-    out = subprocess.run([sys.executable, "-c", CHILD, model_path(), device], env=env, capture_output=True, text=True, check=True)
+    command = [sys.executable, "-c", CHILD, model_path(), device, variant]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -117,13 +124,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", default="cpu-llvm,cpu-c")
     parser.add_argument("--stages", action="store_true")
+    parser.add_argument("--without-dedupe", action="store_true", help="also a cold load without kernel-dedupe")
     args = parser.parse_args()
     print(machine_note())
     rows: list[list[object]] = []
     for device in args.devices.split(","):
+        runs = [("cold", "default"), ("warm", "default")] + ([("cold, no dedupe", "without-dedupe")] if args.without_dedupe else [])
         with tempfile.TemporaryDirectory(prefix="kiln-bench-") as folder:
-            for kind in ("cold", "warm"):
-                r = run_child(device, folder)
+            for kind, variant in runs:
+                if variant != "default":
+                    shutil.rmtree(folder)
+                r = run_child(device, folder, variant)
                 rows.append([device, kind, r["import"], r["load"], r["first"], r["cpu"], f"{r['kernels']}/{r['launches']}"])
     rows.append(onnxruntime_row())
     print_table("ResNet-50 in a fresh process: seconds", ["device", "cache", "import s", "load s", "first call s", "CPU s", "kernels/launches"], rows)
