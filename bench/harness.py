@@ -41,7 +41,7 @@ def blas_note() -> str:
 
 
 def optimizing_pipeline(device: str, optimize: str | None = None) -> None:
-    """Make ``device`` compile through ``optimize`` (default: the heuristic) right after the memory planner,
+    """Make ``device`` compile through ``optimize`` (default: the heuristic) right after ``kernel-dedupe``,
     replacing a kernel-optimize the named pipeline may already have."""
     from xdsl.utils.arg_spec import parse_pipeline
 
@@ -51,7 +51,7 @@ def optimizing_pipeline(device: str, optimize: str | None = None) -> None:
     name = LOWERINGS[device][0]
     optimize = optimize or f"kernel-optimize{{target={device}}}"
     specs = [str(s) for s in parse_pipeline(registry.PIPELINES[name]) if s.name != "kernel-optimize"]
-    registry.PIPELINES[name] = ",".join(specs).replace("kernel-plan-memory", f"kernel-plan-memory,{optimize}")
+    registry.PIPELINES[name] = ",".join(specs).replace("kernel-dedupe", f"kernel-dedupe,{optimize}")
 
 
 def without_pass(device: str, name: str) -> None:

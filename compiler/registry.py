@@ -43,6 +43,7 @@ _PASSES: dict[str, str] = {
     "graph-mark-realize": "kiln.passes.schedule:GraphMarkRealize",
     "convert-graph-to-kernel": "kiln.lowering.graph_to_kernel:ConvertGraphToKernel",
     "kernel-plan-memory": "kiln.passes.memory_plan:KernelPlanMemory",
+    "kernel-dedupe": "kiln.passes.kernel_dedupe:KernelDedupe",
     "kernel-optimize": "kiln.compiler.kernel_optimize:KernelOptimize",
     "convert-kernel-to-uop": "kiln.lowering.kernel_to_uop:ConvertKernelToUop",
     "uop-simplify": "kiln.passes.uop_simplify:UopSimplify",
@@ -78,7 +79,7 @@ def _schedule(target: str | None) -> list[str]:
 
 
 def _to_uop(target: str) -> list[str]:
-    return [*_schedule(target), f"kernel-optimize{{target={target}}}", f"convert-kernel-to-uop{{target={target}}}",
+    return [*_schedule(target), "kernel-dedupe", f"kernel-optimize{{target={target}}}", f"convert-kernel-to-uop{{target={target}}}",
             "uop-simplify"]
 
 

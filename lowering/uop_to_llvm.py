@@ -21,7 +21,8 @@ The linear uop block becomes a CFG:
 - loads and stores: ``getelementptr inbounds`` + ``load``/``store`` aligned to the element size (a vector access
   reads N consecutive elements). A gated load branches around the load and merges the value or 0 in a block
   argument, so nothing is read where the gate is false (not even from an empty buffer); a gated store branches.
-- ALU ops and casts: `kiln.lowering.llvm.alu` and `kiln.lowering.llvm.casts`.
+- ALU ops and casts: `kiln.lowering.llvm.alu` and `kiln.lowering.llvm.casts`. Float ops carry ``contract``; an
+  op whose value is written to an accumulator (the reduction's update) also ``reassoc`` (`kiln.lowering.llvm.builder`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from kiln.dialects import uop
 from kiln.dialects.alu import AluOp, element_type
 from kiln.dialects.types import itemsize
 from kiln.lowering.llvm.alu import alu_table
-from kiln.lowering.llvm.builder import LLVMBuilder, natural_alignment
+from kiln.lowering.llvm.builder import CONTRACT, FAST_MATH, LLVMBuilder, natural_alignment
 from kiln.lowering.llvm.casts import lower_bitcast, lower_cast
 from kiln.lowering.llvm.types import llvm_type, memory_type
 from kiln.lowering.uop_to_target import ConvertUopToTarget
@@ -279,7 +280,10 @@ class _KernelBody:
                 f"{op.name} on {op.value_operands[0].type} has no LLVM lowering; "
                 "run uop-decompose{target=cpu-llvm} first",
             )
+        updates_accumulator = any(isinstance(use.operation, uop.AccSetOp) for use in op.results[0].uses)
+        self.b.fast_math = FAST_MATH if updates_accumulator else CONTRACT
         self.define(op, lowering(self.b, [self.get(v) for v in op.operands]))
+        self.b.fast_math = CONTRACT
 
 
 _LOWERINGS: dict[type[Operation], Callable[[_KernelBody, Operation], None]] = {

@@ -5,8 +5,11 @@ conditions and operands. Kernels stay within upstream ``llvm.*`` ops, so the bui
 vectors: a lane is read with ``shufflevector`` to a one-lane vector and a ``bitcast`` to the scalar (LLVM folds
 it into ``extractelement``); a select on a vector condition is the bit-mask form ``(a & m) | (b & ~m)`` with
 ``m = sext(cond)`` (InstCombine turns it back into a ``select``); a vector ``fcmp`` is done lane by lane.
-Float arithmetic carries the ``reassoc contract`` fast-math flags: reassociation and FMA contraction are
-allowed, but never ``nnan``/``ninf``: NaN and infinity results must stay right.
+Float arithmetic carries the ``contract`` fast-math flag (FMA contraction); the ops whose value an accumulator takes
+carry ``reassoc contract``, which LLVM's loop vectorizer needs to vectorize a reduction. Elsewhere it is not
+needed, and it cost compile time that grows with the square of a chain of float ops (InstCombine
+reassociating it: 15 of 20 s compiling a 6,000-op elementwise chain). Never ``nnan``/``ninf``: NaN and infinity
+results must stay right.
 """
 
 from __future__ import annotations
@@ -37,9 +40,9 @@ from kiln.dialects.alu import element_type, lanes, like
 from kiln.dialects.types import bitwidth, is_float
 
 FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
-"""The fast-math flags of every float operation in a kernel."""
+"""The fast-math flags of a float operation that updates an accumulator (a reduction)."""
 CONTRACT = llvm.FastMathAttr([FastMathFlag.ALLOW_CONTRACT])
-"""The flags of an operation that must not be reassociated (a product with a hoisted reciprocal)."""
+"""The flags of every other float operation."""
 
 _FLOAT_SUFFIX: dict[type[Attribute], str] = {
     BFloat16Type: "bf16",
@@ -67,6 +70,8 @@ class LLVMBuilder:
         self.block = entry
         self.location = location
         self._last_alloca: Operation | None = None
+        self.fast_math = CONTRACT
+        """The flags of the float ops added now (the caller sets ``FAST_MATH`` while lowering a reduction update)."""
 
     def add(self, op: Operation) -> SSAValue:
         """Append ``op``, which has one result; that result."""
@@ -133,11 +138,11 @@ class LLVMBuilder:
         return self.add(cls(lhs, rhs))  # type: ignore[call-arg]
 
     def float_op(self, cls: type[Operation], lhs: SSAValue, rhs: SSAValue) -> SSAValue:
-        """A float binary op (``llvm.FAddOp``, ...) with the kernel fast-math flags."""
-        return self.add(cls(lhs, rhs, FAST_MATH))  # type: ignore[call-arg]
+        """A float binary op (``llvm.FAddOp``, ...) with the current fast-math flags."""
+        return self.add(cls(lhs, rhs, self.fast_math))  # type: ignore[call-arg]
 
     def fneg(self, x: SSAValue) -> SSAValue:
-        return self.add(llvm.FNegOp(x, FAST_MATH))
+        return self.add(llvm.FNegOp(x, self.fast_math))
 
     def icmp(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         flag = llvm.ICmpPredicateFlag(predicate)
@@ -183,7 +188,7 @@ class LLVMBuilder:
         suffix = ".".join(mangle(t) for t in (overloads if overloads is not None else [result]))
         op = llvm.CallIntrinsicOp(f"{name}.{suffix}", args, [result])
         if fast_math:
-            op.properties["fastmathFlags"] = FAST_MATH
+            op.properties["fastmathFlags"] = self.fast_math
         return self.add(op)
 
     # ---- vectors

@@ -6,7 +6,13 @@ layout, run the new pass manager's default O3 pipeline with loop and SLP vectori
 then ``emit_object``. Loading always goes through the object file, linked into one process-wide ORC LLJIT (one
 JITDylib per loaded library, resolving libm calls such as ``expf`` from the process).
 
-Object caching: the object is stored in the disk cache (namespace ``llvm-obj``) under a key of the IR text, the
+A module whose functions include one longer than ``LOOP_VECTORIZE_MAX_LINES`` lines of IR is compiled as several
+objects (``split_units``): the functions up to that size together, each longer one alone, without LLVM's loop
+vectorizer, whose time grows with the square of a loop body's length (a 6,000-op elementwise chain spent 6.5 of
+its 7 s compiling there; 0.04 s without it). A longer kernel loses only LLVM's SIMD loop; the SLP vectorizer
+still runs on it.
+
+Object caching: each object is stored in the disk cache (namespace ``llvm-obj``) under a key of the IR text, the
 target triple, CPU name and features, the opt level and the llvmlite/LLVM versions. A hit loads the object into
 the JIT without parsing the IR. LLJIT's ``add_object_img`` was measured faster than MCJIT's ``add_object_file``
 (about 0.7 ms vs 1.8 ms per small object here; MCJIT also needs a fresh TargetMachine and an empty module per
@@ -19,8 +25,10 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import llvmlite
 import llvmlite.binding as llvm
@@ -65,8 +73,9 @@ def parse_ir(ir: str) -> llvm.ModuleRef:
     return module
 
 
-def optimize(module: llvm.ModuleRef, opt_level: int = 3) -> llvm.TargetMachine:
-    """Retarget ``module`` to the host and run the default O<opt_level> pipeline with vectorization on it.
+def optimize(module: llvm.ModuleRef, opt_level: int = 3, loop_vectorize: bool = True) -> llvm.TargetMachine:
+    """Retarget ``module`` to the host and run the default O<opt_level> pipeline with vectorization on it (the
+    loop vectorizer only when ``loop_vectorize``).
 
     Returns the target machine used, ready for ``emit_object``.
     """
@@ -75,7 +84,7 @@ def optimize(module: llvm.ModuleRef, opt_level: int = 3) -> llvm.TargetMachine:
         module.triple = tm.triple
         module.data_layout = str(tm.target_data)
         tuning = llvm.create_pipeline_tuning_options(speed_level=opt_level)
-        tuning.loop_vectorization = opt_level >= 2
+        tuning.loop_vectorization = opt_level >= 2 and loop_vectorize
         tuning.slp_vectorization = opt_level >= 2
         passes = llvm.create_pass_builder(tm, tuning)
         passes.getModulePassManager().run(module, passes)
@@ -89,11 +98,55 @@ def optimize_ir(ir: str, opt_level: int = 3) -> str:
     return str(module)
 
 
-def object_key(ir: str, opt_level: int) -> tuple[str, ...]:
+def object_key(ir: str, opt_level: int, loop_vectorize: bool = True) -> tuple[str, ...]:
     """Everything that changes the object code compiled from ``ir``."""
     triple, cpu, features = host_cpu()
     versions = f"llvmlite {llvmlite.__version__} LLVM {'.'.join(map(str, llvm.llvm_version_info))}"
-    return (ir, triple, cpu, features, str(opt_level), versions)
+    return (ir, triple, cpu, features, str(opt_level), f"loop-vectorize={loop_vectorize}", versions)
+
+
+LOOP_VECTORIZE_MAX_LINES = 2000
+"""The longest function (lines of IR) compiled with LLVM's loop vectorizer. ResNet-50's longest kernel has 545."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Part of a module, compiled to one object."""
+
+    ir: str
+    loop_vectorize: bool
+
+
+def split_units(ir: str) -> list[Unit]:
+    """``ir`` as the modules it is compiled as: one, unless a function is longer than ``LOOP_VECTORIZE_MAX_LINES``;
+    then the shorter external functions together and each longer one alone, without the loop vectorizer. Every
+    unit keeps the module's other top-level lines (triple, declarations) and its internal functions (helpers a
+    kernel may call). Function definitions are the lines from ``define`` to ``}`` as llvmlite prints them."""
+    shared: list[str] = []
+    short: list[str] = []
+    long: list[str] = []
+    body: list[str] = []
+    for line in ir.splitlines():
+        if not body and not line.startswith("define "):
+            shared.append(line)
+            continue
+        body.append(line)
+        if line != "}":
+            continue
+        text = "\n".join(body)
+        if _INTERNAL.match(body[0]):
+            shared.append(text)
+        else:
+            (long if len(body) > LOOP_VECTORIZE_MAX_LINES else short).append(text)
+        body = []
+    if not long:
+        return [Unit(ir, True)]
+    head = "\n".join(shared) + "\n"
+    units = [Unit(head + "\n".join(short) + "\n", True)] if short else []
+    return units + [Unit(head + f + "\n", False) for f in long]
+
+
+_INTERNAL = re.compile(r"define\s+(internal|private)\b")
 
 
 TRUNCSFBF2 = """
@@ -121,14 +174,20 @@ def with_runtime_library(ir: str) -> str:
     return ir + TRUNCSFBF2 if "bfloat" in ir and "@__truncsfbf2" not in ir else ir
 
 
-def compile_object(ir: str, opt_level: int = 3) -> bytes:
-    """Host object code for ``ir``, from the disk cache when it was compiled before."""
+def compile_objects(ir: str, opt_level: int = 3) -> list[bytes]:
+    """Host object code for ``ir``, one object per unit (``split_units``), each from the disk cache when it was
+    compiled before."""
+    return [compile_object(unit.ir, opt_level, unit.loop_vectorize) for unit in split_units(ir)]
+
+
+def compile_object(ir: str, opt_level: int = 3, loop_vectorize: bool = True) -> bytes:
+    """Host object code for the module ``ir``, from the disk cache when it was compiled before."""
     ir = with_runtime_library(ir)
-    key = object_key(ir, opt_level)
+    key = object_key(ir, opt_level, loop_vectorize)
     obj = cache.get(OBJECT_NAMESPACE, key)
     if obj is None:
         module = parse_ir(ir)
-        tm = optimize(module, opt_level)
+        tm = optimize(module, opt_level, loop_vectorize)
         with _lock:
             obj = tm.emit_object(module)
         cache.put(OBJECT_NAMESPACE, key, obj)
@@ -142,10 +201,13 @@ def _jit() -> tuple[llvm.LLJIT, llvm.TargetMachine]:
     return llvm.create_lljit_compiler(tm), tm
 
 
-def load_object(obj: bytes, names: Iterable[str]) -> LoadedKernels:
-    """Link an object file into the JIT and return the addresses of the functions ``names``."""
+def load_objects(objects: list[bytes], names: Iterable[str]) -> LoadedKernels:
+    """Link object files into the JIT, as one library, and return the addresses of the functions ``names``."""
     names = list(dict.fromkeys(names))
-    builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+    builder = llvm.JITLibraryBuilder()
+    for obj in objects:
+        builder.add_object_img(obj)
+    builder.add_current_process()
     for name in names:
         builder.export_symbol(name)
     with _lock:
@@ -161,4 +223,4 @@ def load_object(obj: bytes, names: Iterable[str]) -> LoadedKernels:
 
 def load_kernels(ir: str, names: Iterable[str], opt_level: int = 3) -> LoadedKernels:
     """Compile (or fetch from the cache) and load the kernels ``names`` defined in ``ir``."""
-    return load_object(compile_object(ir, opt_level), names)
+    return load_objects(compile_objects(ir, opt_level), names)

@@ -128,3 +128,21 @@ def test_works_without_cache(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -
     monkeypatch.setenv("KILN_NO_CACHE", "1")
     run_saxpy(toolchain.load_kernels(SAXPY, ["saxpy"]))
     assert not any(cache_dir.iterdir())
+
+
+def test_long_function_is_its_own_unit_without_loop_vectorizer(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
+    """A function longer than the limit is compiled alone, without the loop vectorizer (whose time grows with the
+    square of the loop body); both objects load as one library and every function runs."""
+    monkeypatch.setattr(toolchain, "LOOP_VECTORIZE_MAX_LINES", 10)  # saxpy has 19 lines, expf_of 4
+    units = toolchain.split_units(SAXPY)
+    assert [("@saxpy" in u.ir, "@expf_of" in u.ir, u.loop_vectorize) for u in units] == [(False, True, True), (True, False, False)]
+    assert all("declare float @llvm.exp.f32" in u.ir for u in units)
+    kernels = toolchain.load_kernels(SAXPY, ["saxpy", "expf_of"])
+    run_saxpy(kernels)
+    expf = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)(kernels.addresses["expf_of"])
+    assert expf(1.0) == pytest.approx(np.e, rel=1e-6)
+    assert len(list((cache_dir / toolchain.OBJECT_NAMESPACE).iterdir())) == 2
+
+
+def test_short_functions_stay_one_unit() -> None:
+    assert toolchain.split_units(SAXPY) == [toolchain.Unit(SAXPY, True)]

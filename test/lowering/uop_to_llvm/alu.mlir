@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s -p convert-uop-to-llvm | filecheck %s
 // ALU ops and casts choose the signed or unsigned LLVM instruction, guard what LLVM leaves undefined (integer
-// division by 0 and INT_MIN / -1, shifts by >= the bit width), use intrinsics for floats with the reassoc and
-// contract fast-math flags, and spell vector compares and selects with upstream llvm ops only.
+// division by 0 and INT_MIN / -1, shifts by >= the bit width), use intrinsics for floats with the contract
+// fast-math flag (reassoc only on a reduction's update: uop_to_llvm/kernel.mlir), and spell vector compares and selects with upstream llvm ops only.
 
 // CHECK-LABEL: llvm.func @signed
 // CHECK:         %[[X:x.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
@@ -75,13 +75,13 @@ uop.kernel @unsigned {
   %h = uop.cast %f : f32 -> i1
 }
 
-// Floats: NaN-propagating llvm.maximum (not maxnum), fast-math reassoc/contract. A vector fcmp is done lane by
+// Floats: NaN-propagating llvm.maximum (not maxnum), fast-math contract. A vector fcmp is done lane by
 // lane (shufflevector + bitcast reads a lane), a vector select is a bit mask; LLVM's O3 turns both back into
 // vector instructions.
 // CHECK-LABEL: llvm.func @floats
 // CHECK:         %[[X:x.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<4xf32>
 // CHECK:         %[[Y:y.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<4xf32>
-// CHECK-NEXT:    %m{{.*}} = llvm.call_intrinsic "llvm.maximum.v4f32"(%[[X]], %[[Y]]) {fastmathFlags = #llvm.fastmath<reassoc,contract>} : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+// CHECK-NEXT:    %m{{.*}} = llvm.call_intrinsic "llvm.maximum.v4f32"(%[[X]], %[[Y]]) {fastmathFlags = #llvm.fastmath<contract>} : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
 // CHECK-COUNT-4: llvm.fcmp "olt" %{{.*}}, %{{.*}} : f32
 // CHECK:         %lt = llvm.insertelement %{{.*}}[%{{.*}} : i32] : vector<4xi1>
 // CHECK-NEXT:    %[[MASK:.*]] = llvm.sext %lt : vector<4xi1> to vector<4xi32>
@@ -94,7 +94,7 @@ uop.kernel @unsigned {
 // CHECK-NEXT:    %w = llvm.bitcast %[[W]] : vector<4xi32> to vector<4xf32>
 // CHECK-NEXT:    %[[LANE:.*]] = llvm.shufflevector %w, %w [3] : vector<4xf32>
 // CHECK-NEXT:    %e = llvm.bitcast %[[LANE]] : vector<1xf32> to f32
-// CHECK-NEXT:    %v = llvm.fadd %e, %e {fastmathFlags = #llvm.fastmath<reassoc,contract>} : f32
+// CHECK-NEXT:    %v = llvm.fadd %e, %e {fastmathFlags = #llvm.fastmath<contract>} : f32
 uop.kernel @floats {
   %a = uop.param 0 : !uop.ptr<f32>
   %c0 = uop.const 0 : index

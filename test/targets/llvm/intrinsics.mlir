@@ -1,32 +1,32 @@
 // RUN: kiln-opt %s -p convert-uop-to-llvm -t llvm | filecheck %s
-// Every float ALU op that has an LLVM intrinsic calls it (never a polynomial), with the reassoc and contract
-// fast-math flags and never nnan/ninf; min/max are the NaN-propagating llvm.minimum/llvm.maximum. Integer
+// Every float ALU op that has an LLVM intrinsic calls it (never a polynomial), with the contract fast-math flag
+// (no reassoc outside a reduction's update) and never nnan/ninf; min/max are the NaN-propagating llvm.minimum/llvm.maximum. Integer
 // min/max/abs and float -> int casts use their intrinsics too.
 
 // CHECK-LABEL: define void @"float_ops"
 // CHECK-NOT:     nnan
 // CHECK-NOT:     ninf
-// CHECK:         %"e" = call contract reassoc float @"llvm.exp.f32"(float %"x")
-// CHECK-NEXT:    %"e2" = call contract reassoc float @"llvm.exp2.f32"(float %"x")
-// CHECK-NEXT:    %"l" = call contract reassoc float @"llvm.log.f32"(float %"x")
-// CHECK-NEXT:    %"l2" = call contract reassoc float @"llvm.log2.f32"(float %"x")
-// CHECK-NEXT:    %"s" = call contract reassoc float @"llvm.sin.f32"(float %"x")
-// CHECK-NEXT:    %"c" = call contract reassoc float @"llvm.cos.f32"(float %"x")
-// CHECK-NEXT:    %"r" = call contract reassoc float @"llvm.sqrt.f32"(float %"x")
-// CHECK-NEXT:    %"t" = call contract reassoc float @"llvm.trunc.f32"(float %"x")
-// CHECK-NEXT:    %"f" = call contract reassoc float @"llvm.floor.f32"(float %"x")
-// CHECK-NEXT:    %"u" = call contract reassoc float @"llvm.ceil.f32"(float %"x")
-// CHECK-NEXT:    %"a" = call contract reassoc float @"llvm.fabs.f32"(float %"x")
-// CHECK-NEXT:    %"h" = call contract reassoc float @"llvm.tanh.f32"(float %"x")
-// CHECK-NEXT:    %"mx" = call contract reassoc float @"llvm.maximum.f32"(float %"x", float %"y")
-// CHECK-NEXT:    %"mn" = call contract reassoc float @"llvm.minimum.f32"(float %"x", float %"y")
-// CHECK-NEXT:    %"p2" = call contract reassoc float @"llvm.pow.f32"(float %"x", float %"y")
-// CHECK-NEXT:    %"fm" = call contract reassoc float @"llvm.fma.f32"(float %"x", float %"y", float %"x")
-// CHECK-NEXT:    %[[Q:.*]] = fdiv contract reassoc float %"x", %"y"
-// CHECK-NEXT:    %"id" = call contract reassoc float @"llvm.trunc.f32"(float %[[Q]])
-// CHECK-NEXT:    %"md" = frem contract reassoc float %"x", %"y"
-// CHECK-NEXT:    %"rc" = fdiv contract reassoc float {{ *}}0x3ff0000000000000, %"x"
-// CHECK-NEXT:    %"ng" = fneg contract reassoc float %"x"
+// CHECK:         %"e" = call contract float @"llvm.exp.f32"(float %"x")
+// CHECK-NEXT:    %"e2" = call contract float @"llvm.exp2.f32"(float %"x")
+// CHECK-NEXT:    %"l" = call contract float @"llvm.log.f32"(float %"x")
+// CHECK-NEXT:    %"l2" = call contract float @"llvm.log2.f32"(float %"x")
+// CHECK-NEXT:    %"s" = call contract float @"llvm.sin.f32"(float %"x")
+// CHECK-NEXT:    %"c" = call contract float @"llvm.cos.f32"(float %"x")
+// CHECK-NEXT:    %"r" = call contract float @"llvm.sqrt.f32"(float %"x")
+// CHECK-NEXT:    %"t" = call contract float @"llvm.trunc.f32"(float %"x")
+// CHECK-NEXT:    %"f" = call contract float @"llvm.floor.f32"(float %"x")
+// CHECK-NEXT:    %"u" = call contract float @"llvm.ceil.f32"(float %"x")
+// CHECK-NEXT:    %"a" = call contract float @"llvm.fabs.f32"(float %"x")
+// CHECK-NEXT:    %"h" = call contract float @"llvm.tanh.f32"(float %"x")
+// CHECK-NEXT:    %"mx" = call contract float @"llvm.maximum.f32"(float %"x", float %"y")
+// CHECK-NEXT:    %"mn" = call contract float @"llvm.minimum.f32"(float %"x", float %"y")
+// CHECK-NEXT:    %"p2" = call contract float @"llvm.pow.f32"(float %"x", float %"y")
+// CHECK-NEXT:    %"fm" = call contract float @"llvm.fma.f32"(float %"x", float %"y", float %"x")
+// CHECK-NEXT:    %[[Q:.*]] = fdiv contract float %"x", %"y"
+// CHECK-NEXT:    %"id" = call contract float @"llvm.trunc.f32"(float %[[Q]])
+// CHECK-NEXT:    %"md" = frem contract float %"x", %"y"
+// CHECK-NEXT:    %"rc" = fdiv contract float {{ *}}0x3ff0000000000000, %"x"
+// CHECK-NEXT:    %"ng" = fneg contract float %"x"
 // CHECK-NEXT:    %"i" = call i32 @"llvm.fptosi.sat.i32.f32"(float %"x")
 // CHECK-NEXT:    %"ui" = call i64 @"llvm.fptoui.sat.i64.f32"(float %"x")
 uop.kernel @float_ops {

@@ -1,7 +1,8 @@
 // RUN: kiln-opt %s -p convert-uop-to-llvm -t llvm | filecheck %s
 // The LLVM IR of a kernel: the CPU calling convention with noalias buffers, loops as phis, the accumulator as an
 // entry-block alloca (O3's SROA promotes it), unaligned-safe vector accesses (align = element size), fast-math
-// reassoc/contract on float arithmetic and intrinsic calls. The schedule function is not emitted.
+// contract on float arithmetic and intrinsic calls, reassoc too on the accumulator's update. The schedule function
+// is not emitted.
 
 // CHECK-NOT:   @schedule
 // CHECK-LABEL: define void @"vsum"(ptr noalias %"x", ptr noalias %"out", i64 %"N", i64 %"core_start", i64 %"core_end")
@@ -23,7 +24,7 @@
 // CHECK-NEXT:    store <8 x float> %"nxt", ptr %"acc", align 32
 // CHECK:       k_end:
 // CHECK-NEXT:    %"s" = load <8 x float>, ptr %"acc", align 32
-// CHECK-NEXT:    %"r" = call contract reassoc <8 x float> @"llvm.sqrt.v8f32"(<8 x float> %"s")
+// CHECK-NEXT:    %"r" = call contract <8 x float> @"llvm.sqrt.v8f32"(<8 x float> %"s")
 // CHECK:         store <8 x float> %"r", ptr %{{.*}}, align 4
 // CHECK:       i_end:
 // CHECK-NEXT:    ret void
