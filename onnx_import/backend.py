@@ -15,6 +15,7 @@ from onnx.backend.base import Backend, BackendRep
 
 from kiln.onnx.errors import NeedStatic
 from kiln.onnx.importer import import_model
+from kiln.onnx.narrow import from_storage, to_storage
 from kiln.compiler.driver import compile
 from kiln.onnx.run import DEFAULT_DEVICE
 
@@ -61,8 +62,8 @@ class KilnRep(BackendRep):
             program = self._compile(feeds)
             self.programs[self._key(feeds)] = program
         imported, run = program
-        args = [feeds[name] for name in imported.inputs] + list(imported.weights.values())
-        return tuple(run(*args))
+        args = [to_storage(feeds[name]) for name in imported.inputs] + list(imported.weights.values())
+        return tuple(from_storage(r, t) for r, t in zip(run(*args), imported.output_narrow))
 
 
 class KilnBackend(Backend):

@@ -55,7 +55,7 @@ def run_case(case, device: str) -> tuple[str, str]:
         for i, (g, w) in enumerate(zip(got, outs)):
             if g.shape != w.shape:
                 return "fail", f"output {i}: shape {g.shape}, expected {w.shape}"
-            if w.dtype.kind in "fc":
+            if w.dtype.kind in "fc" or w.dtype.kind == "V":  # ml_dtypes' (bfloat16, float8, int4, ...): as floats
                 ok = np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=case.rtol, atol=case.atol, equal_nan=True)
             else:
                 ok = np.array_equal(g, w.astype(g.dtype) if g.dtype != w.dtype else w)

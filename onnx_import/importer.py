@@ -21,6 +21,7 @@ from kiln.onnx.dtypes import check_array, kiln_dtype
 from kiln.onnx.errors import OnnxImportError, Unsupported
 from kiln.onnx.fold import fold_node
 from kiln.onnx.functions import expand_function
+from kiln.onnx.narrow import STORAGE, Narrow, NarrowType, narrow_type, narrow_type_of, to_storage
 from kiln.onnx.node import NodeView
 from kiln.onnx.registry import HANDLERS, load_all
 from kiln.onnx.values import DEVICE, Values, shape, to_tensor
@@ -37,6 +38,8 @@ class Imported:
     weights: dict[str, np.ndarray] = field(default_factory=dict)
     outputs: list[str] = field(default_factory=list)
     output_dtypes: list[str] = field(default_factory=list)
+    output_narrow: list[NarrowType | None] = field(default_factory=list)
+    """Per output, the narrow type (float8, int4, ...) its ``ui8`` result holds, or None."""
 
 
 def load_model(source: str | os.PathLike | bytes | ModelProto) -> ModelProto:
@@ -136,8 +139,9 @@ def import_model(
             continue
         if not vi.type.HasField("tensor_type"):
             raise OnnxImportError(f"input '{vi.name}' is not a tensor (sequences, maps and optionals are not supported)")
+        narrow = narrow_type(vi.type.tensor_type.elem_type)
         try:
-            dtype = kiln_dtype(vi.type.tensor_type.elem_type)
+            dtype = STORAGE if narrow else kiln_dtype(vi.type.tensor_type.elem_type)
         except Unsupported as e:
             raise OnnxImportError(f"input '{vi.name}': {e}") from None
         unknown = [0]
@@ -150,36 +154,48 @@ def import_model(
                 )
         node = lazy.placeholder(None, len(placeholders), shp, dtype)
         placeholders.append(node)
-        values.set(vi.name, Tensor._of(node, DEVICE))
+        t = Tensor._of(node, DEVICE)
+        values.set(vi.name, Narrow(t, narrow) if narrow else t)
         values.input_names.append(vi.name)
         inputs.append(vi.name)
     functions = model_functions(model)
     values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
     run_nodes(graph.node, values, opset, functions)
-    outs, out_dtypes = [], []
+    outs, out_dtypes, out_narrow = [], [], []
     for vi in graph.output:
         if vi.name not in values:
             raise OnnxImportError(f"output '{vi.name}' is computed by no node")
-        t = to_tensor(values.get(vi.name))
+        t, narrow = output_tensor(values.get(vi.name))
         if check_outputs:
-            check_declared(vi, t)
+            check_declared(vi, t, narrow)
         outs.append(t._node)
         out_dtypes.append(t.dtype)
+        out_narrow.append(narrow)
     module, weights = emit.build_module(name, placeholders, outs, dims)
-    return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes)
+    return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes, out_narrow)
+
+
+def output_tensor(v) -> tuple[Tensor, NarrowType | None]:
+    """An output value as the tensor the program returns, and the narrow type its bytes hold."""
+    if isinstance(v, Narrow):
+        return v.bits, v.type
+    narrow = narrow_type_of(v.dtype) if isinstance(v, np.ndarray) else None
+    return to_tensor(to_storage(v) if narrow else v), narrow
 
 
 def model_functions(model: ModelProto) -> dict[tuple[str, str], onnx.FunctionProto]:
     return {(f.domain, f.name): f for f in model.functions}
 
 
-def check_declared(vi: onnx.ValueInfoProto, t: Tensor) -> None:
+def check_declared(vi: onnx.ValueInfoProto, t: Tensor, narrow: NarrowType | None = None) -> None:
     """The output's declared dtype and static dims must be what kiln computed."""
     tt = vi.type.tensor_type
     if tt.elem_type:
-        declared = kiln_dtype(tt.elem_type)
-        if declared != t.dtype:
-            raise OnnxImportError(f"output '{vi.name}' is declared {declared} but computes {t.dtype}")
+        declared_narrow = narrow_type(tt.elem_type)
+        declared = declared_narrow.name if declared_narrow else kiln_dtype(tt.elem_type)
+        got = narrow.name if narrow else t.dtype
+        if declared != got:
+            raise OnnxImportError(f"output '{vi.name}' is declared {declared} but computes {got}")
     if tt.HasField("shape"):
         got = shape(t)
         want = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]

@@ -4,11 +4,14 @@ half to even and saturates, as ONNX specifies."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.onnx.dtypes import kiln_dtype
 from kiln.onnx.errors import Unsupported
+from kiln.onnx.narrow import narrow_type
+from kiln.onnx.ops.narrow_cast import decode, encode
 from kiln.onnx.ops.nn import conv_pads, convnd
 from kiln.onnx.ops.util import axis as norm_axis, op, reshape, scalar_like, shape, static_dims
 from kiln.onnx.registry import handler
@@ -61,29 +64,54 @@ def quantize(n):
     if n.attr("block_size", 0):
         raise Unsupported("blocked quantization")
     scale = per_axis(n.x(1), rank, a)
+    zp_narrow = n.narrow(2) if n.has(2) else None
+    narrow = zp_narrow.type if zp_narrow else narrow_type(n.attr("output_dtype", 0)) if not n.has(2) else None
+    work = "f32" if x.dtype != "f64" else "f64"
+    if narrow is not None:
+        zp = per_axis(decode(zp_narrow, work), rank, a) if zp_narrow else None
+        return [_quantize_narrow(x.cast(work) / scale.cast(work), zp, narrow, bool(n.attr("saturate", 1)))]
     if n.has(2):
         zp = n.x(2)
         out = _int_dtype(zp.dtype)
     else:
         out = _int_dtype(kiln_dtype(n.attr("output_dtype")) if n.attr("output_dtype", 0) else "ui8")
         zp = None
-    work = "f32" if x.dtype != "f64" else "f64"
     y = round_half_even(x.cast(work) / scale.cast(work))
     if zp is not None:
         y = y + per_axis(zp, rank, a).cast(work)
     return [saturate(y, out)]
 
 
+def _quantize_narrow(v, zp, t, saturate_float8: bool):
+    """``x / scale`` to a narrow type as onnx's reference does it: 4- and 2-bit integers round half to even,
+    add the zero point and clip; float8 converts (saturating by the attribute) and has no zero point; float4
+    adds its zero point and converts."""
+    if not t.is_float:
+        info = ml_dtypes.iinfo(t.numpy)
+        y = round_half_even(v) + (zp if zp is not None else scalar_like(v, 0.0))
+        y = y.maximum(scalar_like(v, float(info.min))).minimum(scalar_like(v, float(info.max)))
+        return encode(y, t)
+    if t.bits == 8:
+        return encode(v, t, saturate_float8)
+    return encode(v + zp if zp is not None else v, t)
+
+
 @handler("DequantizeLinear")
 def dequantize(n):
-    x = n.x(0)
-    rank = len(shape(x))
+    rank = len(shape(n.narrow(0).bits if n.narrow(0) else n.x(0)))
     a = quant_axis(n, rank)
     if n.attr("block_size", 0):
         raise Unsupported("blocked quantization")
-    _int_dtype(x.dtype)
     scale = per_axis(n.x(1), rank, a)
     out = scale.dtype
+    narrow = n.narrow(0)
+    if narrow is not None:  # as onnx's reference: float8 and float4 have no zero point
+        v = decode(narrow, "f32")
+        if n.has(2) and not narrow.type.is_float:
+            v = v - per_axis(decode(n.narrow(2), "f32"), rank, a)
+        return [(v * scale.cast("f32")).cast(out)]
+    x = n.x(0)
+    _int_dtype(x.dtype)
     v = x.cast("i32") if x.dtype != "i32" else x
     if n.has(2):
         v = v - per_axis(n.x(2), rank, a).cast("i32")
