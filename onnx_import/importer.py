@@ -23,6 +23,7 @@ from kiln.onnx.fold import fold_node
 from kiln.onnx.functions import expand_function
 from kiln.onnx.narrow import STORAGE, Narrow, NarrowType, narrow_type, narrow_type_of, to_storage
 from kiln.onnx.node import NodeView
+from kiln.onnx.sequence import Sequence
 from kiln.onnx.registry import HANDLERS, load_all
 from kiln.onnx.values import DEVICE, Values, shape, to_tensor
 
@@ -39,7 +40,9 @@ class Imported:
     outputs: list[str] = field(default_factory=list)
     output_dtypes: list[str] = field(default_factory=list)
     output_narrow: list[NarrowType | None] = field(default_factory=list)
-    """Per output, the narrow type (float8, int4, ...) its ``ui8`` result holds, or None."""
+    """Per result, the narrow type (float8, int4, ...) its ``ui8`` holds, or None."""
+    output_lengths: list[int | None] = field(default_factory=list)
+    """Per output, the number of results its sequence is (``sequence.regroup``), or None for a tensor."""
 
 
 def load_model(source: str | os.PathLike | bytes | ModelProto) -> ModelProto:
@@ -135,7 +138,12 @@ def import_model(
         if vi.name in initialized:
             continue
         if vi.name in static:
-            values.set(vi.name, np.asarray(static[vi.name]))
+            v = static[vi.name]
+            values.set(vi.name, Sequence(tuple(map(np.asarray, v))) if isinstance(v, list) else np.asarray(v))
+            continue
+        if vi.type.HasField("sequence_type"):
+            values.set(vi.name, sequence_input(vi, shapes, placeholders, values))
+            inputs.append(vi.name)
             continue
         if not vi.type.HasField("tensor_type"):
             raise OnnxImportError(f"input '{vi.name}' is not a tensor (sequences, maps and optionals are not supported)")
@@ -161,18 +169,45 @@ def import_model(
     functions = model_functions(model)
     values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
     run_nodes(graph.node, values, opset, functions)
-    outs, out_dtypes, out_narrow = [], [], []
+    outs, out_dtypes, out_narrow, lengths = [], [], [], []
     for vi in graph.output:
         if vi.name not in values:
             raise OnnxImportError(f"output '{vi.name}' is computed by no node")
-        t, narrow = output_tensor(values.get(vi.name))
-        if check_outputs:
-            check_declared(vi, t, narrow)
-        outs.append(t._node)
-        out_dtypes.append(t.dtype)
-        out_narrow.append(narrow)
+        v = values.get(vi.name)
+        if vi.type.HasField("sequence_type") != isinstance(v, Sequence):
+            raise OnnxImportError(f"output '{vi.name}' is declared a {vi.type.WhichOneof('value')} but computes "
+                                  f"{'a sequence' if isinstance(v, Sequence) else 'a tensor'}")
+        lengths.append(len(v) if isinstance(v, Sequence) else None)
+        for item in v.items if isinstance(v, Sequence) else [v]:
+            t, narrow = output_tensor(item)
+            if check_outputs and not isinstance(v, Sequence):
+                check_declared(vi, t, narrow)
+            outs.append(t._node)
+            out_dtypes.append(t.dtype)
+            out_narrow.append(narrow)
     module, weights = emit.build_module(name, placeholders, outs, dims)
-    return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes, out_narrow)
+    return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes, out_narrow, lengths)
+
+
+def sequence_input(vi, shapes, placeholders: list, values: Values) -> Sequence:
+    """A sequence input: one argument per element, of the shapes the run's list has."""
+    elem = vi.type.sequence_type.elem_type
+    if not elem.HasField("tensor_type"):
+        raise OnnxImportError(f"input '{vi.name}' is a sequence of non-tensors (kiln's values are tensors)")
+    if not shapes or vi.name not in shapes:
+        raise OnnxImportError(f"input '{vi.name}' is a sequence: kiln imports it only given its length and element "
+                              "shapes (the ONNX backend takes them from the run's list)")
+    try:
+        dtype = kiln_dtype(elem.tensor_type.elem_type)
+    except Unsupported as e:
+        raise OnnxImportError(f"input '{vi.name}': {e}") from None
+    items = []
+    for shp in shapes[vi.name]:
+        node = lazy.placeholder(None, len(placeholders), tuple(shp), dtype)
+        placeholders.append(node)
+        values.input_names.append(vi.name)
+        items.append(Tensor._of(node, DEVICE))
+    return Sequence(tuple(items))
 
 
 def output_tensor(v) -> tuple[Tensor, NarrowType | None]:
