@@ -36,7 +36,8 @@ class KilnRep(BackendRep):
     def _compile(self, feeds: dict[str, np.ndarray]):
         while True:
             static = {k: feeds[k] for k in self.frozen}
-            shapes = {k: [e.shape for e in v] if isinstance(v, list) else v.shape for k, v in feeds.items()}
+            shapes = {k: None if v is None else [e.shape for e in v] if isinstance(v, list) else v.shape
+                      for k, v in feeds.items()}
             try:
                 imported = import_model(self.model, static=static, shapes=shapes)
             except NeedStatic as e:

@@ -67,8 +67,8 @@ def run_case(case, device: str) -> tuple[str, str]:
         return "unsupported", "no test data"
     for ins, outs in case.data_sets:
         ins, outs = [_value(v) for v in ins], [_value(v) for v in outs]
-        if any(not _is_value(v) for v in [*ins, *outs]):
-            return "unsupported", "map or optional values (kiln has tensors and sequences resolved at import)"
+        if any(not _is_value(v) for v in outs) or any(v is not None and not _is_value(v) for v in ins):
+            return "unsupported", "maps, or optional outputs (kiln has tensors, and sequences and optionals resolved at import)"
         try:
             got = rep.run(ins)
         except OnnxImportError as e:

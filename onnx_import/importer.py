@@ -23,7 +23,7 @@ from kiln.onnx.fold import fold_node
 from kiln.onnx.functions import expand_function
 from kiln.onnx.narrow import STORAGE, Narrow, NarrowType, narrow_type, narrow_type_of, to_storage
 from kiln.onnx.node import NodeView
-from kiln.onnx.sequence import Sequence
+from kiln.onnx.sequence import Optional, Sequence
 from kiln.onnx.registry import HANDLERS, load_all
 from kiln.onnx.values import DEVICE, Values, shape, to_tensor
 
@@ -90,10 +90,9 @@ def symbol_name(param: str) -> str:
     return s if _SYMBOL.fullmatch(s) else f"_{s}"
 
 
-def input_shape(vi: onnx.ValueInfoProto, unknown: list[int]) -> tuple:
-    tt = vi.type.tensor_type
+def input_shape(name: str, tt: onnx.TypeProto.Tensor) -> tuple:
     if not tt.HasField("shape"):
-        raise OnnxImportError(f"input '{vi.name}' has no declared rank (give its shape)")
+        raise OnnxImportError(f"input '{name}' has no declared rank (give its shape)")
     dims: list = []
     for i, d in enumerate(tt.shape.dim):
         if d.HasField("dim_value"):
@@ -101,8 +100,7 @@ def input_shape(vi: onnx.ValueInfoProto, unknown: list[int]) -> tuple:
         elif d.dim_param:
             dims.append(symbol_name(d.dim_param))
         else:
-            unknown[0] += 1
-            dims.append(f"{symbol_name(vi.name)}_{i}")
+            dims.append(f"{symbol_name(name)}_{i}")
     return tuple(dims)
 
 
@@ -141,30 +139,8 @@ def import_model(
             v = static[vi.name]
             values.set(vi.name, Sequence(tuple(map(np.asarray, v))) if isinstance(v, list) else np.asarray(v))
             continue
-        if vi.type.HasField("sequence_type"):
-            values.set(vi.name, sequence_input(vi, shapes, placeholders, values))
-            inputs.append(vi.name)
-            continue
-        if not vi.type.HasField("tensor_type"):
-            raise OnnxImportError(f"input '{vi.name}' is not a tensor (sequences, maps and optionals are not supported)")
-        narrow = narrow_type(vi.type.tensor_type.elem_type)
-        try:
-            dtype = STORAGE if narrow else kiln_dtype(vi.type.tensor_type.elem_type)
-        except Unsupported as e:
-            raise OnnxImportError(f"input '{vi.name}': {e}") from None
-        unknown = [0]
-        shp = tuple(shapes[vi.name]) if shapes and vi.name in shapes else input_shape(vi, unknown)
-        for d in shp:
-            if isinstance(d, str) and d not in dims:
-                raise OnnxImportError(
-                    f"input '{vi.name}' has the symbolic dim '{d}' with no bounds: give them with --dim {d}=LO:HI "
-                    f"(Python: dims={{'{d}': (lo, hi)}})"
-                )
-        node = lazy.placeholder(None, len(placeholders), shp, dtype)
-        placeholders.append(node)
-        t = Tensor._of(node, DEVICE)
-        values.set(vi.name, Narrow(t, narrow) if narrow else t)
-        values.input_names.append(vi.name)
+        given = shapes[vi.name] if shapes and vi.name in shapes else _DECLARED
+        values.set(vi.name, input_value(vi.name, vi.type, given, dims, placeholders, values))
         inputs.append(vi.name)
     functions = model_functions(model)
     values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
@@ -174,6 +150,8 @@ def import_model(
         if vi.name not in values:
             raise OnnxImportError(f"output '{vi.name}' is computed by no node")
         v = values.get(vi.name)
+        if isinstance(v, Optional) or vi.type.HasField("optional_type"):
+            raise OnnxImportError(f"output '{vi.name}' is an optional (kiln returns tensors and sequences)")
         if vi.type.HasField("sequence_type") != isinstance(v, Sequence):
             raise OnnxImportError(f"output '{vi.name}' is declared a {vi.type.WhichOneof('value')} but computes "
                                   f"{'a sequence' if isinstance(v, Sequence) else 'a tensor'}")
@@ -189,33 +167,54 @@ def import_model(
     return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes, out_narrow, lengths)
 
 
-def sequence_input(vi, shapes, placeholders: list, values: Values) -> Sequence:
-    """A sequence input: one argument per element, of the shapes the run's list has."""
-    elem = vi.type.sequence_type.elem_type
-    if not elem.HasField("tensor_type"):
-        raise OnnxImportError(f"input '{vi.name}' is a sequence of non-tensors (kiln's values are tensors)")
-    if not shapes or vi.name not in shapes:
-        raise OnnxImportError(f"input '{vi.name}' is a sequence: kiln imports it only given its length and element "
-                              "shapes (the ONNX backend takes them from the run's list)")
-    try:
-        dtype = kiln_dtype(elem.tensor_type.elem_type)
-    except Unsupported as e:
-        raise OnnxImportError(f"input '{vi.name}': {e}") from None
-    items = []
-    for shp in shapes[vi.name]:
-        node = lazy.placeholder(None, len(placeholders), tuple(shp), dtype)
-        placeholders.append(node)
-        values.input_names.append(vi.name)
-        items.append(Tensor._of(node, DEVICE))
-    return Sequence(tuple(items))
-
-
 def output_tensor(v) -> tuple[Tensor, NarrowType | None]:
     """An output value as the tensor the program returns, and the narrow type its bytes hold."""
     if isinstance(v, Narrow):
         return v.bits, v.type
     narrow = narrow_type_of(v.dtype) if isinstance(v, np.ndarray) else None
     return to_tensor(to_storage(v) if narrow else v), narrow
+
+
+_DECLARED = object()
+"""An input's shape as the model declares it (no run's shape given)."""
+
+
+def input_value(name: str, tp: onnx.TypeProto, given, dims, placeholders: list, values: Values):
+    """A model input of type ``tp`` as arguments of the program: a tensor is one, a sequence one per element
+    (``given``: the run's list of shapes), an optional its value's or none (``given`` None: empty)."""
+    kind = tp.WhichOneof("value")
+    if kind == "optional_type":
+        if given is None:
+            return Optional(None)
+        return Optional(input_value(name, tp.optional_type.elem_type, given, dims, placeholders, values))
+    if kind == "sequence_type":
+        if given is _DECLARED:
+            raise OnnxImportError(f"input '{name}' is a sequence: kiln imports it only given its length and element "
+                                  "shapes (the ONNX backend takes them from the run's list)")
+        elem = tp.sequence_type.elem_type
+        if elem.WhichOneof("value") != "tensor_type":
+            raise OnnxImportError(f"input '{name}' is a sequence of non-tensors (kiln's values are tensors)")
+        return Sequence(tuple(input_value(name, elem, g, dims, placeholders, values) for g in given))
+    if kind != "tensor_type":
+        raise OnnxImportError(f"input '{name}' is a {kind} (kiln has tensors, sequences and optionals)")
+    tt = tp.tensor_type
+    narrow = narrow_type(tt.elem_type)
+    try:
+        dtype = STORAGE if narrow else kiln_dtype(tt.elem_type)
+    except Unsupported as e:
+        raise OnnxImportError(f"input '{name}': {e}") from None
+    shp = input_shape(name, tt) if given is _DECLARED else tuple(given)
+    for d in shp:
+        if isinstance(d, str) and d not in dims:
+            raise OnnxImportError(
+                f"input '{name}' has the symbolic dim '{d}' with no bounds: give them with --dim {d}=LO:HI "
+                f"(Python: dims={{'{d}': (lo, hi)}})"
+            )
+    node = lazy.placeholder(None, len(placeholders), shp, dtype)
+    placeholders.append(node)
+    values.input_names.append(name)
+    t = Tensor._of(node, DEVICE)
+    return Narrow(t, narrow) if narrow else t
 
 
 def model_functions(model: ModelProto) -> dict[tuple[str, str], onnx.FunctionProto]:

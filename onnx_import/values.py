@@ -8,7 +8,7 @@ from kiln.jit import Tensor
 from kiln.jit.tensor import default_device
 from kiln.onnx.errors import Unsupported
 from kiln.onnx.narrow import Narrow, narrow_type_of
-from kiln.onnx.sequence import Sequence
+from kiln.onnx.sequence import Optional, Sequence
 
 DEVICE = "interp"
 """The device the importer's lazy tensors nominally live on; they are only traced, never run here."""
@@ -18,8 +18,8 @@ def to_tensor(v: Tensor | np.ndarray | Narrow) -> Tensor:
     """A value as a tensor of the program; a narrow-typed one (float8, int4, ...) is an error: only the ops
     that convert it take it (``NodeView.narrow``)."""
     t = v.type if isinstance(v, Narrow) else narrow_type_of(v.dtype) if isinstance(v, np.ndarray) else None
-    if isinstance(v, Sequence):
-        raise Unsupported("a sequence where a tensor is expected")
+    if isinstance(v, Sequence | Optional):
+        raise Unsupported(f"a{'' if isinstance(v, Sequence) else 'n'} {type(v).__name__.lower()} where a tensor is expected")
     if t is not None:
         raise Unsupported(f"kiln computes with {t.name} values only in Cast, CastLike, QuantizeLinear and "
                           "DequantizeLinear")

@@ -1,4 +1,4 @@
-"""Sequence ops on sequences resolved at import time (``kiln.onnx.sequence``): every position is known then, so
+"""Sequence and optional ops on values resolved at import time (``kiln.onnx.sequence``): every position is known then, so
 SequenceAt/Insert/Erase pick and place elements, SequenceLength is a constant, SplitToSequence slices,
 ConcatFromSequence concatenates or stacks, and SequenceMap runs its body once per element."""
 
@@ -11,7 +11,7 @@ from kiln.onnx.ops.loops import run_body
 from kiln.onnx.ops.movement import _slice_axis
 from kiln.onnx.ops.util import axis as norm_axis, shape
 from kiln.onnx.registry import handler
-from kiln.onnx.sequence import Sequence
+from kiln.onnx.sequence import Optional, Sequence
 
 
 def _seq(n, i: int) -> Sequence:
@@ -111,3 +111,24 @@ def sequence_map(n):
         for k, v in enumerate(run_body(n, body, bound)):
             outs[k].append(v)
     return [Sequence(tuple(o)) for o in outs]
+
+
+@handler("Optional")
+def optional(n):
+    return [Optional(n.raw(0) if n.has(0) else None)]
+
+
+@handler("OptionalHasElement")
+def optional_has_element(n):
+    v = n.raw(0) if n.has(0) else Optional(None)
+    return [np.array(not isinstance(v, Optional) or v.value is not None)]
+
+
+@handler("OptionalGetElement")
+def optional_get_element(n):
+    v = n.raw(0)
+    if isinstance(v, Optional):
+        if v.value is None:
+            raise Unsupported("OptionalGetElement of an empty optional")
+        return [v.value]
+    return [v]
