@@ -1,4 +1,4 @@
-"""ONNX's narrow element types (float8, float4, 4- and 2-bit integers), which kiln has no dtype for, carried as
+"""ONNX's narrow element types (float8 including the E8M0 scale type, float4, 4- and 2-bit integers), which kiln has no dtype for, carried as
 their storage byte.
 
 A narrow value in a kiln program is a ``ui8`` tensor holding, per element, the byte ml_dtypes stores it as (the
@@ -48,6 +48,7 @@ _TYPES = {
     TensorProto.FLOAT8E4M3FNUZ: NarrowType("FLOAT8E4M3FNUZ", np.dtype(ml_dtypes.float8_e4m3fnuz), 8),
     TensorProto.FLOAT8E5M2: NarrowType("FLOAT8E5M2", np.dtype(ml_dtypes.float8_e5m2), 8),
     TensorProto.FLOAT8E5M2FNUZ: NarrowType("FLOAT8E5M2FNUZ", np.dtype(ml_dtypes.float8_e5m2fnuz), 8),
+    TensorProto.FLOAT8E8M0: NarrowType("FLOAT8E8M0", np.dtype(ml_dtypes.float8_e8m0fnu), 8),
     TensorProto.FLOAT4E2M1: NarrowType("FLOAT4E2M1", np.dtype(ml_dtypes.float4_e2m1fn), 4),
     TensorProto.INT4: NarrowType("INT4", np.dtype(ml_dtypes.int4), 4),
     TensorProto.UINT4: NarrowType("UINT4", np.dtype(ml_dtypes.uint4), 4),

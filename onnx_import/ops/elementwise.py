@@ -198,13 +198,14 @@ def dropout(n):
 def cast(n):
     to, narrow = _cast_target(n)
     saturate = bool(n.attr("saturate", 1))
+    round_mode = n.attr("round_mode", "up")
     if n.is_static(0):  # a constant cast like a runtime tensor: still a constant (onnx's reference converts it)
         return [cast_to(np.asarray(n.s(0)), narrow_elem_type(narrow) if narrow else np_dtype_to_tensor_dtype(
-            to_numpy(to)), saturate)]
+            to_numpy(to)), saturate, round_mode)]
     source = n.narrow(0)
     if narrow is not None:  # saturate is defined for float8 targets only
         x = decode(source, "f32") if source is not None else n.x(0)
-        return [encode(x, narrow, saturate and narrow.is_float and narrow.bits == 8)]
+        return [encode(x, narrow, saturate and narrow.is_float and narrow.bits == 8, round_mode)]
     if source is not None:
         return [decode(source, to)]
     x = n.x(0)

@@ -20,6 +20,7 @@ import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.jit import Tensor
+from kiln.onnx.errors import Unsupported
 from kiln.onnx.narrow import STORAGE, Narrow, NarrowType
 from kiln.onnx.ops.indexing import take
 from kiln.onnx.ops.util import const, is_float_dtype, op, shape
@@ -35,8 +36,11 @@ def decode(v: Narrow, to: str) -> Tensor:
     return take(Tensor(table, device=v.bits.device), index, 0)
 
 
-def encode(x: Tensor, t: NarrowType, saturate: bool = False) -> Narrow:
-    """``x`` (any kiln dtype) converted to the narrow type ``t``; ``saturate`` clips to its finite range first."""
+def encode(x: Tensor, t: NarrowType, saturate: bool = False, round_mode: str = "up") -> Narrow:
+    """``x`` (any kiln dtype) converted to the narrow type ``t``; ``saturate`` clips to its finite range first;
+    ``round_mode`` (up, down, nearest) is FLOAT8E8M0's."""
+    if t.name == "FLOAT8E8M0":
+        return Narrow(_encode_e8m0(x, saturate, round_mode), t)
     if t.is_float:
         return Narrow(_encode_float(x, t, saturate), t)
     return Narrow(_encode_int(x, t), t)
@@ -83,6 +87,31 @@ def _encode_float(x: Tensor, t: NarrowType, saturate: bool) -> Tensor:
     byte = op("where", over, _by_sign(negative, t.byte(np.inf), t.byte(-np.inf)), byte)
     byte = op("where", nan, _by_sign(negative, t.byte(np.nan), t.byte(-np.nan)), byte)
     return byte.cast(STORAGE)
+
+
+def _encode_e8m0(x: Tensor, saturate: bool, round_mode: str) -> Tensor:
+    """The power-of-two scale type: the f32 exponent field, rounded up/down/to nearest by the mantissa bits (as
+    ``onnx.numpy_helper.to_float8e8m0``); NaN and infinities are 0xFF, ``saturate`` stops at 0xFE."""
+    if round_mode not in ("up", "down", "nearest"):
+        raise Unsupported(f"round_mode '{round_mode}' (ONNX defines up, down and nearest)")
+    b = op("bitcast", x.cast("f32") if x.dtype != "f32" else x, result=(shape(x), "i32"))
+    exponent = (b >> const(23, "i32")) & const(0xFF, "i32")
+    special = op("eq", exponent, const(0xFF, "i32"))
+
+    def bits(mask: int) -> Tensor:
+        return op("ne", b & const(mask, "i32"), const(0, "i32"))
+
+    if round_mode == "down":
+        return op("where", special, const(0xFF, "i32"), exponent).cast(STORAGE)
+    if round_mode == "up":
+        up = bits(0x7FFFFF)
+    else:  # guard bit, and round or sticky bits or an odd (nonzero) exponent
+        up = op("and", bits(0x400000), op("or", op("or", bits(0x200000), bits(0x1FFFFF)),
+                                          op("gt", exponent, const(0, "i32"))))
+    if saturate:
+        up = op("and", up, op("ne", exponent, const(0xFE, "i32")))
+    out = exponent + up.cast("i32")
+    return op("where", special, const(0xFF, "i32"), out).cast(STORAGE)
 
 
 def _by_sign(negative: Tensor, pos: int, neg: int) -> Tensor:

@@ -125,3 +125,18 @@ def test_other_ops_on_narrow_values_are_a_clear_error():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     with pytest.raises(OnnxImportError, match=r"\(Add\): kiln computes with FLOAT8E5M2 values only in Cast"):
         kiln.onnx.import_model(model)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_e8m0_matches_onnx_for_every_round_mode(device):
+    if not device_available(device):
+        pytest.skip(f"{device} unavailable")
+    t = narrow_type(TensorProto.FLOAT8E8M0)
+    x = _inputs(t, np.float32)
+    x = np.concatenate([x, np.ldexp(np.float32(1.5), np.arange(-140, 128)).astype(np.float32), [np.float32(2.0 ** 127 * 1.75)]])
+    variants = [(mode, sat) for mode in ("up", "down", "nearest") for sat in (True, False)]
+    got = _run(x, lambda a: [encode(a, t, sat, mode).bits for mode, sat in variants], device)
+    for (mode, sat), g in zip(variants, got):
+        want = numpy_helper.to_float8e8m0(x, sat, mode).view(np.uint8)
+        bad = np.nonzero(g != want)[0]
+        assert not bad.size, f"{mode} saturate={sat}: {x[bad][:5]} -> {g[bad][:5]}, expected {want[bad][:5]}"
