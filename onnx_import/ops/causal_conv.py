@@ -33,9 +33,11 @@ def causal_conv_with_state(n):
         out = term if out is None else out + term
     if n.has(2):
         out = out + reshape(n.x(2), [channels, 1])
-    if activation != "none":  # in f32, as the reference does for half types
-        f = out.cast("f32") if out.dtype in ("f16", "bf16") else out
-        out = (f * f.sigmoid()).cast(out.dtype) if f is not out else out * out.sigmoid()
+    if activation != "none":  # in f32 for half types, as the reference
+        half = out.dtype in ("f16", "bf16")
+        f = out.cast("f32") if half else out
+        f = f * f.sigmoid()
+        out = f.cast(out.dtype) if half else f
     return [out, _slice_axis(padded, 2, total - (k - 1), total)]
 
 

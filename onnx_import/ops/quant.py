@@ -53,6 +53,7 @@ def spread(n, t, x_shape, a: int):
 
 
 def blocked(t, x_shape, a: int, block: int):
+    """``t`` (x's rank, ceil(dim / block) entries along ``a``) repeated ``block`` times along ``a``."""
     s = list(shape(t))
     if len(s) != len(x_shape):
         raise Unsupported(f"a blocked scale of rank {len(s)} for an input of rank {len(x_shape)}")
