@@ -31,7 +31,8 @@ _FLOAT_LAYOUT = {"f32": ("i32", 23, 127), "f64": ("i64", 52, 1023)}
 
 def decode(v: Narrow, to: str) -> Tensor:
     """The narrow value converted to the kiln dtype ``to``."""
-    table = v.type.codes().astype(to_numpy(to))
+    with np.errstate(invalid="ignore"):  # NaN and infinities to an integer: numpy's value, as the reference's
+        table = v.type.codes().astype(to_numpy(to))
     index = (v.bits.cast("i32") & const((1 << v.type.bits) - 1, "i32"))
     return take(Tensor(table, device=v.bits.device), index, 0)
 
