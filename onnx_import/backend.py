@@ -7,6 +7,7 @@ importer asks for them (``NeedStatic``); the program is then keyed on those valu
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,8 @@ from onnx.backend.base import Backend, BackendRep
 
 from kiln.onnx.errors import NeedStatic
 from kiln.onnx.importer import import_model
+from kiln.onnx.narrow import from_storage, to_storage
+from kiln.onnx.sequence import as_feed, flatten, regroup, signature
 from kiln.compiler.driver import compile
 from kiln.onnx.run import DEFAULT_DEVICE
 
@@ -33,7 +36,8 @@ class KilnRep(BackendRep):
     def _compile(self, feeds: dict[str, np.ndarray]):
         while True:
             static = {k: feeds[k] for k in self.frozen}
-            shapes = {k: v.shape for k, v in feeds.items()}
+            shapes = {k: None if v is None else [e.shape for e in v] if isinstance(v, list) else v.shape
+                      for k, v in feeds.items()}
             try:
                 imported = import_model(self.model, static=static, shapes=shapes)
             except NeedStatic as e:
@@ -46,7 +50,7 @@ class KilnRep(BackendRep):
 
     def _key(self, feeds: dict[str, np.ndarray]) -> tuple:
         return tuple(
-            (k, v.shape, str(v.dtype), v.tobytes() if k in self.frozen else None) for k, v in sorted(feeds.items())
+            (k, signature(v), pickle.dumps(v) if k in self.frozen else None) for k, v in sorted(feeds.items())
         )
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
@@ -55,14 +59,15 @@ class KilnRep(BackendRep):
         else:
             arrays = list(inputs) if isinstance(inputs, list | tuple) else [inputs]
             feeds = dict(zip(self.input_names, arrays))
-        feeds = {k: np.asarray(v) for k, v in feeds.items()}
+        feeds = {k: as_feed(v) for k, v in feeds.items()}
         program = self.programs.get(self._key(feeds))
         if program is None:
             program = self._compile(feeds)
             self.programs[self._key(feeds)] = program
         imported, run = program
-        args = [feeds[name] for name in imported.inputs] + list(imported.weights.values())
-        return tuple(run(*args))
+        args = [to_storage(a) for a in flatten(feeds[name] for name in imported.inputs)]
+        results = [from_storage(r, t) for r, t in zip(run(*args, *imported.weights.values()), imported.output_narrow)]
+        return tuple(regroup(results, imported.output_lengths))
 
 
 class KilnBackend(Backend):

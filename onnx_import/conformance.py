@@ -25,6 +25,11 @@ from kiln.onnx.backend import KilnRep
 from kiln.onnx.errors import OnnxImportError
 
 
+def _value(v):
+    """A test datum; a list (a sequence) of them element by element."""
+    return [_array(e) for e in v] if isinstance(v, list) else _array(v)
+
+
 def _array(v):
     """Test data come as arrays, numpy scalars or TensorProtos; lists, dicts and None are sequences, maps and
     optionals."""
@@ -35,15 +40,35 @@ def _array(v):
     return v
 
 
+def _is_value(v) -> bool:
+    """A tensor, or a sequence of tensors (a list)."""
+    return isinstance(v, np.ndarray) or (isinstance(v, list) and all(isinstance(e, np.ndarray) for e in v))
+
+
+def _flat(got, want) -> tuple:
+    """Outputs with sequences spread into their elements, or (None, None) when a sequence's length differs."""
+    g, w = [], []
+    for a, b in zip(got, want):
+        if isinstance(b, list):
+            if not isinstance(a, list) or len(a) != len(b):
+                return None, None
+            g += a
+            w += b
+        else:
+            g.append(a)
+            w.append(b)
+    return g, w
+
+
 def run_case(case, device: str) -> tuple[str, str]:
     """('pass' | 'fail' | 'unsupported', detail) for one node test case."""
     rep = KilnRep(case.model, device)
     if not case.data_sets:
         return "unsupported", "no test data"
     for ins, outs in case.data_sets:
-        ins, outs = [_array(v) for v in ins], [_array(v) for v in outs]
-        if any(not isinstance(v, np.ndarray) for v in [*ins, *outs]):
-            return "unsupported", "sequence, map or optional values (kiln has tensors only)"
+        ins, outs = [_value(v) for v in ins], [_value(v) for v in outs]
+        if any(not _is_value(v) for v in outs) or any(v is not None and not _is_value(v) for v in ins):
+            return "unsupported", "maps, or optional outputs (kiln has tensors, and sequences and optionals resolved at import)"
         try:
             got = rep.run(ins)
         except OnnxImportError as e:
@@ -52,10 +77,13 @@ def run_case(case, device: str) -> tuple[str, str]:
             return "fail", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         if len(got) != len(outs):
             return "fail", f"{len(got)} outputs, expected {len(outs)}"
+        got, outs = _flat(got, outs)
+        if got is None:
+            return "fail", "a sequence output of another length"
         for i, (g, w) in enumerate(zip(got, outs)):
             if g.shape != w.shape:
                 return "fail", f"output {i}: shape {g.shape}, expected {w.shape}"
-            if w.dtype.kind in "fc":
+            if w.dtype.kind in "fc" or w.dtype.kind == "V":  # ml_dtypes' (bfloat16, float8, int4, ...): as floats
                 ok = np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=case.rtol, atol=case.atol, equal_nan=True)
             else:
                 ok = np.array_equal(g, w.astype(g.dtype) if g.dtype != w.dtype else w)

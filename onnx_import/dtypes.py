@@ -6,6 +6,7 @@ import numpy as np
 from onnx import TensorProto
 
 from kiln.onnx.errors import Unsupported
+from kiln.onnx.narrow import narrow_type_of
 
 _TO_KILN = {
     TensorProto.FLOAT: "f32", TensorProto.DOUBLE: "f64", TensorProto.FLOAT16: "f16", TensorProto.BFLOAT16: "bf16",
@@ -23,8 +24,9 @@ def kiln_dtype(elem_type: int) -> str:
 
 
 def numpy_supported(dtype: np.dtype) -> bool:
-    """Whether a numpy array of this dtype can be a kiln tensor (ml_dtypes' bfloat16 included)."""
-    return dtype.kind in "biuf" or str(dtype) == "bfloat16"
+    """Whether a numpy array of this dtype can be an import-time value: a kiln dtype (ml_dtypes' bfloat16
+    included) or a narrow type (float8, int4, ...: ``kiln.onnx.narrow``)."""
+    return dtype.kind in "biuf" or str(dtype) == "bfloat16" or narrow_type_of(dtype) is not None
 
 
 def check_array(array: np.ndarray, what: str) -> np.ndarray:

@@ -22,7 +22,9 @@ from kiln.onnx.errors import OnnxImportError, Unsupported
 from kiln.onnx.fold import fold_node
 from kiln.onnx.fold_batch_norm import fold_batch_norms
 from kiln.onnx.functions import expand_function
+from kiln.onnx.narrow import STORAGE, Narrow, NarrowType, narrow_type, narrow_type_of, to_storage
 from kiln.onnx.node import NodeView
+from kiln.onnx.sequence import Optional, Sequence
 from kiln.onnx.registry import HANDLERS, load_all
 from kiln.onnx.values import DEVICE, Values, shape, to_tensor
 
@@ -38,6 +40,10 @@ class Imported:
     weights: dict[str, np.ndarray] = field(default_factory=dict)
     outputs: list[str] = field(default_factory=list)
     output_dtypes: list[str] = field(default_factory=list)
+    output_narrow: list[NarrowType | None] = field(default_factory=list)
+    """Per result, the narrow type (float8, int4, ...) its ``ui8`` holds, or None."""
+    output_lengths: list[int | None] = field(default_factory=list)
+    """Per output, the number of results its sequence is (``sequence.regroup``), or None for a tensor."""
 
 
 def load_model(source: str | os.PathLike | bytes | ModelProto) -> ModelProto:
@@ -85,10 +91,9 @@ def symbol_name(param: str) -> str:
     return s if _SYMBOL.fullmatch(s) else f"_{s}"
 
 
-def input_shape(vi: onnx.ValueInfoProto, unknown: list[int]) -> tuple:
-    tt = vi.type.tensor_type
+def input_shape(name: str, tt: onnx.TypeProto.Tensor) -> tuple:
     if not tt.HasField("shape"):
-        raise OnnxImportError(f"input '{vi.name}' has no declared rank (give its shape)")
+        raise OnnxImportError(f"input '{name}' has no declared rank (give its shape)")
     dims: list = []
     for i, d in enumerate(tt.shape.dim):
         if d.HasField("dim_value"):
@@ -96,8 +101,7 @@ def input_shape(vi: onnx.ValueInfoProto, unknown: list[int]) -> tuple:
         elif d.dim_param:
             dims.append(symbol_name(d.dim_param))
         else:
-            unknown[0] += 1
-            dims.append(f"{symbol_name(vi.name)}_{i}")
+            dims.append(f"{symbol_name(name)}_{i}")
     return tuple(dims)
 
 
@@ -133,54 +137,100 @@ def import_model(
         if vi.name in initialized:
             continue
         if vi.name in static:
-            values.set(vi.name, np.asarray(static[vi.name]))
+            v = static[vi.name]
+            values.set(vi.name, Sequence(tuple(map(np.asarray, v))) if isinstance(v, list) else np.asarray(v))
             continue
-        if not vi.type.HasField("tensor_type"):
-            raise OnnxImportError(f"input '{vi.name}' is not a tensor (sequences, maps and optionals are not supported)")
-        try:
-            dtype = kiln_dtype(vi.type.tensor_type.elem_type)
-        except Unsupported as e:
-            raise OnnxImportError(f"input '{vi.name}': {e}") from None
-        unknown = [0]
-        shp = tuple(shapes[vi.name]) if shapes and vi.name in shapes else input_shape(vi, unknown)
-        for d in shp:
-            if isinstance(d, str) and d not in dims:
-                raise OnnxImportError(
-                    f"input '{vi.name}' has the symbolic dim '{d}' with no bounds: give them with --dim {d}=LO:HI "
-                    f"(Python: dims={{'{d}': (lo, hi)}})"
-                )
-        node = lazy.placeholder(None, len(placeholders), shp, dtype)
-        placeholders.append(node)
-        values.set(vi.name, Tensor._of(node, DEVICE))
-        values.input_names.append(vi.name)
+        given = shapes[vi.name] if shapes and vi.name in shapes else _DECLARED
+        values.set(vi.name, input_value(vi.name, vi.type, given, dims, placeholders, values))
         inputs.append(vi.name)
     functions = model_functions(model)
     values.runner = lambda nodes, vals, op_set: run_nodes(nodes, vals, op_set, functions)
     run_nodes(fold_batch_norms(graph, values), values, opset, functions)
-    outs, out_dtypes = [], []
+    outs, out_dtypes, out_narrow, lengths = [], [], [], []
     for vi in graph.output:
         if vi.name not in values:
             raise OnnxImportError(f"output '{vi.name}' is computed by no node")
-        t = to_tensor(values.get(vi.name))
-        if check_outputs:
-            check_declared(vi, t)
-        outs.append(t._node)
-        out_dtypes.append(t.dtype)
+        v = values.get(vi.name)
+        if isinstance(v, Optional) or vi.type.HasField("optional_type"):
+            raise OnnxImportError(f"output '{vi.name}' is an optional (kiln returns tensors and sequences)")
+        if vi.type.HasField("sequence_type") != isinstance(v, Sequence):
+            raise OnnxImportError(f"output '{vi.name}' is declared a {vi.type.WhichOneof('value')} but computes "
+                                  f"{'a sequence' if isinstance(v, Sequence) else 'a tensor'}")
+        lengths.append(len(v) if isinstance(v, Sequence) else None)
+        for item in v.items if isinstance(v, Sequence) else [v]:
+            t, narrow = output_tensor(item)
+            if check_outputs and not isinstance(v, Sequence):
+                check_declared(vi, t, narrow)
+            outs.append(t._node)
+            out_dtypes.append(t.dtype)
+            out_narrow.append(narrow)
     module, weights = emit.build_module(name, placeholders, outs, dims)
-    return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes)
+    return Imported(module, name, inputs, weights, [o.name for o in graph.output], out_dtypes, out_narrow, lengths)
+
+
+def output_tensor(v) -> tuple[Tensor, NarrowType | None]:
+    """An output value as the tensor the program returns, and the narrow type its bytes hold."""
+    if isinstance(v, Narrow):
+        return v.bits, v.type
+    narrow = narrow_type_of(v.dtype) if isinstance(v, np.ndarray) else None
+    return to_tensor(to_storage(v) if narrow else v), narrow
+
+
+_DECLARED = object()
+"""An input's shape as the model declares it (no run's shape given)."""
+
+
+def input_value(name: str, tp: onnx.TypeProto, given, dims, placeholders: list, values: Values):
+    """A model input of type ``tp`` as arguments of the program: a tensor is one, a sequence one per element
+    (``given``: the run's list of shapes), an optional its value's or none (``given`` None: empty)."""
+    kind = tp.WhichOneof("value")
+    if kind == "optional_type":
+        if given is None:
+            return Optional(None)
+        return Optional(input_value(name, tp.optional_type.elem_type, given, dims, placeholders, values))
+    if kind == "sequence_type":
+        if given is _DECLARED:
+            raise OnnxImportError(f"input '{name}' is a sequence: kiln imports it only given its length and element "
+                                  "shapes (the ONNX backend takes them from the run's list)")
+        elem = tp.sequence_type.elem_type
+        if elem.WhichOneof("value") != "tensor_type":
+            raise OnnxImportError(f"input '{name}' is a sequence of non-tensors (kiln's values are tensors)")
+        return Sequence(tuple(input_value(name, elem, g, dims, placeholders, values) for g in given))
+    if kind != "tensor_type":
+        raise OnnxImportError(f"input '{name}' is a {kind} (kiln has tensors, sequences and optionals)")
+    tt = tp.tensor_type
+    narrow = narrow_type(tt.elem_type)
+    try:
+        dtype = STORAGE if narrow else kiln_dtype(tt.elem_type)
+    except Unsupported as e:
+        raise OnnxImportError(f"input '{name}': {e}") from None
+    shp = input_shape(name, tt) if given is _DECLARED else tuple(given)
+    for d in shp:
+        if isinstance(d, str) and d not in dims:
+            raise OnnxImportError(
+                f"input '{name}' has the symbolic dim '{d}' with no bounds: give them with --dim {d}=LO:HI "
+                f"(Python: dims={{'{d}': (lo, hi)}})"
+            )
+    node = lazy.placeholder(None, len(placeholders), shp, dtype)
+    placeholders.append(node)
+    values.input_names.append(name)
+    t = Tensor._of(node, DEVICE)
+    return Narrow(t, narrow) if narrow else t
 
 
 def model_functions(model: ModelProto) -> dict[tuple[str, str], onnx.FunctionProto]:
     return {(f.domain, f.name): f for f in model.functions}
 
 
-def check_declared(vi: onnx.ValueInfoProto, t: Tensor) -> None:
+def check_declared(vi: onnx.ValueInfoProto, t: Tensor, narrow: NarrowType | None = None) -> None:
     """The output's declared dtype and static dims must be what kiln computed."""
     tt = vi.type.tensor_type
     if tt.elem_type:
-        declared = kiln_dtype(tt.elem_type)
-        if declared != t.dtype:
-            raise OnnxImportError(f"output '{vi.name}' is declared {declared} but computes {t.dtype}")
+        declared_narrow = narrow_type(tt.elem_type)
+        declared = declared_narrow.name if declared_narrow else kiln_dtype(tt.elem_type)
+        got = narrow.name if narrow else t.dtype
+        if declared != got:
+            raise OnnxImportError(f"output '{vi.name}' is declared {declared} but computes {got}")
     if tt.HasField("shape"):
         got = shape(t)
         want = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]

@@ -9,7 +9,8 @@ from onnx import NodeProto, helper
 
 from kiln.jit import Tensor
 from kiln.onnx.errors import NeedStatic, Unsupported
-from kiln.onnx.values import Values, to_tensor
+from kiln.onnx.narrow import Narrow, narrow_type_of, to_storage
+from kiln.onnx.values import DEVICE, Values, to_tensor
 
 
 class NodeView:
@@ -50,6 +51,15 @@ class NodeView:
     def x(self, i: int) -> Tensor:
         """Input ``i`` as a tensor of the program."""
         return to_tensor(self.raw(i))
+
+    def narrow(self, i: int) -> Narrow | None:
+        """Input ``i`` as a narrow-typed value (float8, int4, ...: a constant becomes its storage bytes), or None
+        when it has a kiln dtype."""
+        v = self.raw(i)
+        if isinstance(v, Narrow):
+            return v
+        t = narrow_type_of(v.dtype) if isinstance(v, np.ndarray) else None
+        return None if t is None else Narrow(Tensor(to_storage(np.asarray(v)), device=DEVICE), t)
 
     def s(self, i: int) -> np.ndarray:
         """Input ``i``'s value at import time (a shape, axes, pads): raises ``NeedStatic`` for a runtime input."""

@@ -25,5 +25,5 @@ def handler(*op_types: str) -> Callable:
 def load_all() -> None:
     """Import every family module once (each registers its handlers on import)."""
     from kiln.onnx.ops import (  # noqa: F401
-        attention, control, elementwise, indexing, loops, movement, nn, normalization, pooling, quant, recurrent, reduce, resize, scatter, shape, sorting, spectral,
+        attention, causal_conv, control, elementwise, indexing, loops, movement, nn, normalization, pooling, quant, recurrent, reduce, resize, scatter, sequence, shape, sorting, spectral,
     )

@@ -9,6 +9,8 @@ import numpy as np
 from onnx import ModelProto
 
 from kiln.onnx.importer import Imported, import_model, load_model
+from kiln.onnx.narrow import from_storage, to_storage
+from kiln.onnx.sequence import flatten, regroup
 from kiln.compiler.driver import compile
 
 DEFAULT_DEVICE = "cpu-llvm"
@@ -29,7 +31,9 @@ class Model:
         arrays = list(args) + [kwargs[k] for k in self.input_names[len(args):] if k in kwargs]
         if len(arrays) != len(self.input_names):
             raise TypeError(f"the model takes {len(self.input_names)} inputs ({', '.join(self.input_names)}), got {len(arrays)}")
-        return self._run(*[np.ascontiguousarray(a) for a in arrays], *self._weights)
+        results = self._run(*[to_storage(np.ascontiguousarray(a)) for a in flatten(arrays)], *self._weights)
+        results = [from_storage(r, t) for r, t in zip(results, self.imported.output_narrow)]
+        return regroup(results, self.imported.output_lengths)
 
 
 def load(

@@ -6,12 +6,23 @@ import numpy as np
 
 from kiln.jit import Tensor
 from kiln.jit.tensor import default_device
+from kiln.onnx.errors import Unsupported
+from kiln.onnx.narrow import Narrow, narrow_type_of
+from kiln.onnx.sequence import Optional, Sequence
 
 DEVICE = "interp"
 """The device the importer's lazy tensors nominally live on; they are only traced, never run here."""
 
 
-def to_tensor(v: Tensor | np.ndarray) -> Tensor:
+def to_tensor(v: Tensor | np.ndarray | Narrow) -> Tensor:
+    """A value as a tensor of the program; a narrow-typed one (float8, int4, ...) is an error: only the ops
+    that convert it take it (``NodeView.narrow``)."""
+    t = v.type if isinstance(v, Narrow) else narrow_type_of(v.dtype) if isinstance(v, np.ndarray) else None
+    if isinstance(v, Sequence | Optional):
+        raise Unsupported(f"a{'' if isinstance(v, Sequence) else 'n'} {type(v).__name__.lower()} where a tensor is expected")
+    if t is not None:
+        raise Unsupported(f"kiln computes with {t.name} values only in Cast, CastLike, QuantizeLinear and "
+                          "DequantizeLinear")
     return v if isinstance(v, Tensor) else Tensor(np.asarray(v), device=DEVICE)
 
 
@@ -55,6 +66,8 @@ class Values:
         v = self._values[name]
         if isinstance(v, np.ndarray):
             return frozenset()
+        if isinstance(v, Narrow):
+            v = v.bits
         from kiln.jit.lower import Subgraph
 
         leaves = Subgraph.of([v._node]).leaves

@@ -9,6 +9,7 @@ from onnx import numpy_helper
 from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.util import op, shape
 from kiln.onnx.registry import handler
+from kiln.onnx.sequence import Sequence
 
 
 def run_branch(n, g) -> list:
@@ -25,10 +26,17 @@ def if_(n):
         return run_branch(n, then_g if bool(np.asarray(n.s(0)).reshape(-1)[0]) else else_g)
     cond = n.x(0).cast("i1")
     a, b = run_branch(n, then_g), run_branch(n, else_g)
-    outs = []
-    for x, y in zip(a, b):
-        tx, ty = n.values.as_tensor(x), n.values.as_tensor(y)
-        if shape(tx) != shape(ty):
-            raise Unsupported(f"If on a runtime condition with branches of different shapes ({list(shape(tx))} vs {list(shape(ty))})")
-        outs.append(op("where", cond.reshape(()) if shape(cond) else cond, tx, ty))
-    return outs
+    cond = cond.reshape(()) if shape(cond) else cond
+    return [_select(n, cond, x, y) for x, y in zip(a, b)]
+
+
+def _select(n, cond, x, y):
+    """Branch outputs ``x`` or ``y`` by a runtime condition; sequences element by element."""
+    if isinstance(x, Sequence) or isinstance(y, Sequence):
+        if not (isinstance(x, Sequence) and isinstance(y, Sequence) and len(x) == len(y)):
+            raise Unsupported("If on a runtime condition with branches of different sequence lengths")
+        return Sequence(tuple(_select(n, cond, a, b) for a, b in zip(x.items, y.items)))
+    tx, ty = n.values.as_tensor(x), n.values.as_tensor(y)
+    if shape(tx) != shape(ty):
+        raise Unsupported(f"If on a runtime condition with branches of different shapes ({list(shape(tx))} vs {list(shape(ty))})")
+    return op("where", cond, tx, ty)

@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from onnx.helper import np_dtype_to_tensor_dtype
+from onnx.reference.ops.op_cast import cast_to
 
 from kiln.dialects.types import to_numpy
 from kiln.onnx.dtypes import kiln_dtype
 from kiln.onnx.errors import Unsupported
+from kiln.onnx.narrow import Narrow, narrow_elem_type, narrow_type, narrow_type_of
+from kiln.onnx.ops.narrow_cast import decode, encode
 from kiln.onnx.ops.util import is_float_dtype, op, scalar_like
 from kiln.onnx.registry import handler
 
@@ -192,21 +196,36 @@ def dropout(n):
 
 @handler("Cast", "CastLike")
 def cast(n):
-    if n.op == "Cast":
-        to = kiln_dtype(n.attr("to"))
-    else:
-        like = n.raw(1)
-        to = like.dtype if isinstance(like.dtype, str) else n.x(1).dtype
-    if n.is_static(0):  # a constant cast like a runtime tensor: still a constant
-        return [np.asarray(n.s(0)).astype(to_numpy(to))]
+    to, narrow = _cast_target(n)
+    saturate = bool(n.attr("saturate", 1))
+    round_mode = n.attr("round_mode", "up")
+    if n.is_static(0):  # a constant cast like a runtime tensor: still a constant (onnx's reference converts it)
+        return [cast_to(np.asarray(n.s(0)), narrow_elem_type(narrow) if narrow else np_dtype_to_tensor_dtype(
+            to_numpy(to)), saturate, round_mode)]
+    source = n.narrow(0)
+    if narrow is not None:  # saturate is defined for float8 targets only
+        x = decode(source, "f32") if source is not None else n.x(0)
+        return [encode(x, narrow, saturate and narrow.is_float and narrow.bits == 8, round_mode)]
+    if source is not None:
+        return [decode(source, to)]
     x = n.x(0)
-    if n.attr("saturate", 1) == 0 and to.startswith("f8"):
-        raise Unsupported("float8 casts")
     if to == "i1" and x.dtype != "i1":
         return [op("ne", x, scalar_like(x, 0))]
     if x.dtype == to:
         return [x]
     return [x.cast(to)]
+
+
+def _cast_target(n):
+    """(kiln dtype, None) or (None, narrow type) that Cast's ``to`` or CastLike's second input names."""
+    if n.op == "Cast":
+        narrow = narrow_type(n.attr("to"))
+        return (None, narrow) if narrow else (kiln_dtype(n.attr("to")), None)
+    like = n.raw(1)
+    if isinstance(like, Narrow):
+        return None, like.type
+    narrow = narrow_type_of(like.dtype) if isinstance(like, np.ndarray) else None
+    return (None, narrow) if narrow else (n.x(1).dtype, None)
 
 
 @handler("Clip")

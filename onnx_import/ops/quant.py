@@ -4,11 +4,15 @@ half to even and saturates, as ONNX specifies."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from kiln.dialects.types import to_numpy
 from kiln.onnx.dtypes import kiln_dtype
 from kiln.onnx.errors import Unsupported
+from kiln.onnx.narrow import narrow_type
+from kiln.onnx.ops.narrow_cast import decode, encode
+from kiln.onnx.ops.movement import _slice_axis
 from kiln.onnx.ops.nn import conv_pads, convnd
 from kiln.onnx.ops.util import axis as norm_axis, op, reshape, scalar_like, shape, static_dims
 from kiln.onnx.registry import handler
@@ -41,6 +45,27 @@ def per_axis(t, x_rank: int, a: int):
     return reshape(t, r)
 
 
+def spread(n, t, x_shape, a: int):
+    """A scale or zero point broadcastable over x: per tensor, per axis ``a``, or per block of ``block_size``
+    along ``a`` (each entry repeated over its block, the last block cut to x's size)."""
+    block = n.attr("block_size", 0)
+    return blocked(t, x_shape, a, block) if block else per_axis(t, len(x_shape), a)
+
+
+def blocked(t, x_shape, a: int, block: int):
+    """``t`` (x's rank, ceil(dim / block) entries along ``a``) repeated ``block`` times along ``a``."""
+    s = list(shape(t))
+    if len(s) != len(x_shape):
+        raise Unsupported(f"a blocked scale of rank {len(s)} for an input of rank {len(x_shape)}")
+    d = x_shape[a]
+    if not isinstance(d, int) or s[a] != -(-d // block):
+        raise Unsupported(f"a blocked scale of {s[a]} blocks of {block} along an axis of {d}")
+    wide = s[:a + 1] + [block] + s[a + 1:]
+    t = t.unsqueeze(a + 1).expand(*wide)
+    t = reshape(t, s[:a] + [s[a] * block] + s[a + 1:])
+    return _slice_axis(t, a, 0, d) if s[a] * block != d else t
+
+
 def quant_axis(n, rank: int) -> int:
     """The per-axis quantization axis; it only matters (and must be in range) when the scale is a vector."""
     a = n.attr("axis", 1)
@@ -58,35 +83,56 @@ def quantize(n):
     x = n.x(0)
     rank = len(shape(x))
     a = quant_axis(n, rank)
-    if n.attr("block_size", 0):
-        raise Unsupported("blocked quantization")
-    scale = per_axis(n.x(1), rank, a)
+    scale = spread(n, n.x(1), shape(x), a)
+    zp_narrow = n.narrow(2) if n.has(2) else None
+    narrow = zp_narrow.type if zp_narrow else narrow_type(n.attr("output_dtype", 0)) if not n.has(2) else None
+    work = "f32" if x.dtype != "f64" else "f64"
+    if narrow is not None:
+        zp = spread(n, decode(zp_narrow, work), shape(x), a) if zp_narrow else None
+        return [_quantize_narrow(x.cast(work) / scale.cast(work), zp, narrow, bool(n.attr("saturate", 1)))]
     if n.has(2):
         zp = n.x(2)
         out = _int_dtype(zp.dtype)
     else:
         out = _int_dtype(kiln_dtype(n.attr("output_dtype")) if n.attr("output_dtype", 0) else "ui8")
         zp = None
-    work = "f32" if x.dtype != "f64" else "f64"
     y = round_half_even(x.cast(work) / scale.cast(work))
     if zp is not None:
-        y = y + per_axis(zp, rank, a).cast(work)
+        y = y + spread(n, zp, shape(x), a).cast(work)
     return [saturate(y, out)]
+
+
+def _quantize_narrow(v, zp, t, saturate_float8: bool):
+    """``x / scale`` to a narrow type as onnx's reference does it: 4- and 2-bit integers round half to even,
+    add the zero point and clip; float8 converts (saturating by the attribute) and has no zero point; float4
+    adds its zero point and converts."""
+    if not t.is_float:
+        info = ml_dtypes.iinfo(t.numpy)
+        y = round_half_even(v) + (zp if zp is not None else scalar_like(v, 0.0))
+        y = y.maximum(scalar_like(v, float(info.min))).minimum(scalar_like(v, float(info.max)))
+        return encode(y, t)
+    if t.bits == 8:
+        return encode(v, t, saturate_float8)
+    return encode(v + zp if zp is not None else v, t)
 
 
 @handler("DequantizeLinear")
 def dequantize(n):
-    x = n.x(0)
-    rank = len(shape(x))
-    a = quant_axis(n, rank)
-    if n.attr("block_size", 0):
-        raise Unsupported("blocked quantization")
-    _int_dtype(x.dtype)
-    scale = per_axis(n.x(1), rank, a)
+    x_shape = shape(n.narrow(0).bits if n.narrow(0) else n.x(0))
+    a = quant_axis(n, len(x_shape))
+    scale = spread(n, n.x(1), x_shape, a)
     out = scale.dtype
+    narrow = n.narrow(0)
+    if narrow is not None:  # as onnx's reference: float8 and float4 have no zero point
+        v = decode(narrow, "f32")
+        if n.has(2) and not narrow.type.is_float:
+            v = v - spread(n, decode(n.narrow(2), "f32"), x_shape, a)
+        return [(v * scale.cast("f32")).cast(out)]
+    x = n.x(0)
+    _int_dtype(x.dtype)
     v = x.cast("i32") if x.dtype != "i32" else x
     if n.has(2):
-        v = v - per_axis(n.x(2), rank, a).cast("i32")
+        v = v - spread(n, n.x(2), x_shape, a).cast("i32")
     return [v.cast(out) * scale]
 
 
