@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,7 +111,7 @@ def import_model(
     name: str = "main",
     dims: Mapping[str, tuple[int, int]] | None = None,
     static: Mapping[str, np.ndarray] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, list[int] | tuple[int, ...]] | None = None,
     check_outputs: bool = True,
 ) -> Imported:
     """The `graph` module of ``model``. ``dims`` bounds its symbolic dims; ``static`` freezes inputs to values;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kiln.onnx.ops.indexing import take
-from kiln.onnx.ops.util import reshape, shape, static_dims
+from kiln.onnx.ops.util import reshape, static_dims
 from kiln.onnx.registry import handler
 
 

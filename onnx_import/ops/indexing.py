@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.util import axis as norm_axis, expand, op, reshape, scalar_like, shape, static_dims, to_tensor
 from kiln.onnx.registry import handler
 

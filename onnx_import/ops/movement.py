@@ -6,7 +6,7 @@ import numpy as np
 
 from kiln.jit import Tensor
 from kiln.onnx.errors import Unsupported
-from kiln.onnx.ops.util import axis as norm_axis, axes as norm_axes, expand, op, reshape, shape
+from kiln.onnx.ops.util import axis as norm_axis, axes as norm_axes, expand, reshape, shape
 from kiln.onnx.registry import handler
 
 

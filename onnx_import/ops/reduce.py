@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln.dialects.types import to_numpy
+from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.util import axes as norm_axes, axis as norm_axis, is_float_dtype, op, scalar_like, shape
 from kiln.onnx.registry import handler
 

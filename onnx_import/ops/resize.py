@@ -9,7 +9,7 @@ import numpy as np
 from kiln.dialects.types import to_numpy
 from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.indexing import take
-from kiln.onnx.ops.util import is_float_dtype, op, reshape, shape, static_dims, to_tensor
+from kiln.onnx.ops.util import is_float_dtype, op, shape, static_dims, to_tensor
 from kiln.onnx.registry import handler
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from kiln.dialects.types import to_numpy
-from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.indexing import wrap
-from kiln.onnx.ops.util import arange, axis as norm_axis, is_float_dtype, op, reshape, scalar_like, shape, static_dims
+from kiln.onnx.ops.util import arange, axis as norm_axis, is_float_dtype, op, reshape, scalar_like, static_dims
 from kiln.onnx.registry import handler
 
 _REDUCE = {"add": "reduce_sum", "mul": "reduce_prod", "max": "reduce_max", "min": "reduce_min"}

@@ -7,7 +7,6 @@ from onnx import numpy_helper
 
 from kiln.dialects.types import to_numpy
 from kiln.onnx.dtypes import kiln_dtype
-from kiln.onnx.errors import Unsupported
 from kiln.onnx.ops.util import arange, axis as norm_axis, op, reshape, scalar_like, shape, static_dims, to_tensor
 from kiln.onnx.registry import handler
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from kiln.onnx.errors import Unsupported
-from kiln.onnx.ops.util import arange, axis as norm_axis, op, reshape, scalar_like, shape, static_dims, to_tensor
+from kiln.onnx.ops.util import arange, axis as norm_axis, op, reshape, scalar_like, static_dims, to_tensor
 from kiln.onnx.registry import handler
 
 
