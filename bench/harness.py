@@ -13,7 +13,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 BLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _DROPPED = "KILN_BENCH_DROPPED_BLAS_ENV"

@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--pipeline", default="lower-to-c")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}; -p {args.pipeline}; --verify-semantics={args.sets}")
-    print(f"| example | plain wall / CPU s | verified wall / CPU s | CPU ratio | outcome |")
+    print("| example | plain wall / CPU s | verified wall / CPU s | CPU ratio | outcome |")
     print("|---|---|---|---|---|")
     for path in args.files:
         base = [str(path), "-p", args.pipeline, "-o", os.devnull]
