@@ -54,6 +54,8 @@ MODELS = [*CNNS, "attention"]
 RUNNERS = ["kiln", "onnxruntime", "tinygrad"]
 ORT_THREADS = 2
 RESULT = "NETWORKS-RESULT "
+HEADER = ["model", "runner", "device", "median ms", "x ort", "compile s", "cold first s", "warm-cache first s",
+          "peak MiB compiling", "peak MiB cached", "check"]
 
 
 def build_model(name: str, folder: Path) -> tuple[Path, dict[str, np.ndarray]]:
@@ -259,10 +261,9 @@ def main() -> None:
                              f"{figures['compile_s']:.3g}" if figures["compile_s"] is not None else "-",
                              figures["cold_first_s"], figures["warm_first_s"], round(figures["cold_peak_mib"]),
                              round(figures["peak_mib"]), "reference" if runner == "onnxruntime" else check(outputs, reference)])
+                print(markdown_table(HEADER, rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)  # a long run's partial results
             (folder / f"{name}.onnx").unlink()
-    header = ["model", "runner", "device", "median ms", "x ort", "compile s", "cold first s", "warm-cache first s",
-              "peak MiB compiling", "peak MiB cached", "check"]
-    print("\n" + markdown_table(header, rows))
+    print("\n" + markdown_table(HEADER, rows))
     if ratios:
         print("\ngeometric mean of x ort (onnxruntime ms / runner ms) over the models each runner ran:")
         for (runner, device), values in ratios.items():
