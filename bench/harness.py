@@ -84,6 +84,19 @@ def chosen_opts(device: str, text: str) -> list[str]:
     return [f"@{k.sym_name.data}: {','.join(applied(k) or []) or '-'}" for k in module.ops if isinstance(k, KernelOp)]
 
 
+WARMUP = """func.func @w(%x: !graph.tensor<4xf32>) -> !graph.tensor<4xf32> {
+  %y = graph.exp %x : !graph.tensor<4xf32>
+  func.return %y : !graph.tensor<4xf32>
+}"""
+
+
+def warm_up_compiler(device: str) -> None:
+    """Compile a one-op program for ``device`` so that a compile timed next excludes Python's module imports."""
+    from kiln.compiler.driver import compile
+
+    compile(WARMUP, "w", device)
+
+
 def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Callable[..., list], float, float, list[str]]:
     """Compile ``function`` with empty caches (a fresh cache folder), then again from the disk cache.
 
@@ -92,12 +105,11 @@ def compile_cold_and_cached(device: str, text: str, function: str) -> tuple[Call
     """
     from kiln.compiler.driver import compile
 
-    warmup = "func.func @w(%x: !graph.tensor<4xf32>) -> !graph.tensor<4xf32> {\n  %y = graph.exp %x : !graph.tensor<4xf32>\n  func.return %y : !graph.tensor<4xf32>\n}"
     old = os.environ.get("KILN_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="kiln-bench-") as folder:
         os.environ["KILN_CACHE_DIR"] = folder
         try:
-            compile(warmup, "w", device)
+            warm_up_compiler(device)
             start = time.perf_counter()
             compile(text, function, device)
             cold = time.perf_counter() - start
@@ -178,6 +190,11 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[objec
     print(f"\n{title}")
     for n, r in enumerate(cells):
         print("  " + "  ".join(c.rjust(w) if n and i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows])
 
 
 def _cell(v: object) -> str:
