@@ -78,7 +78,7 @@ class ConvToMatmul(RewritePattern):
         o, cg = tensor_type(op.operands[1]).shape[:2]
         if cg == 1:
             return  # depthwise (or single-channel): the direct form
-        b = Builder(rewriter)
+        b = Builder(rewriter, op)
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
         groups = int(op.groups.value.data)
         n = tensor_type(x).shape[0]
