@@ -17,7 +17,9 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
 - `multi-use reduce`: a reduction needed by several consumers is computed once. Several uses at the same
   index in one kernel are one computation there (with a target; without one every path counts).
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
-  `RECOMPUTE_LIMIT` ops is computed once.
+  `RECOMPUTE_LIMIT` ops is computed once. Decided only in a round that realizes nothing else: a value under a
+  reduction realized in the same round was counted once per path to that reduction (a matmul's broadcast
+  product under a sum with two consumers).
 - `broadcast expensive`: an elementwise value reached from its kernel through a broadcast is recomputed for
   every broadcast element (a matmul's prologue, once per output column tile): realized when that takes more
   than `BROADCAST_RECOMPUTE_LIMIT` ALU ops (movement ops and constants are free; reductions and realized
@@ -134,13 +136,16 @@ class _Walk:
             kernel = _Kernel(root, frozenset(i for i, d in enumerate(t.shape) if d == 1), next_loop=t.rank)
             view = _View(tuple(range(t.rank)), frozenset(range(t.rank))) if self.fuse_bytes else None
             trampoline.run(self._visit(kernel, root, view, False))
-        for v, keys in self.computed.items():
-            if len(keys) > 1 and v not in self.realized and v not in self.found:
-                owner = v.owner
-                if isinstance(owner, Operation) and is_reduce(owner):
-                    self.found[v] = "multi-use reduce"
-                elif isinstance(owner, Operation) and trampoline.run(self._cost(v, {})) > RECOMPUTE_LIMIT:
-                    self.found[v] = "shared expensive"
+        shared = [v for v, keys in self.computed.items() if len(keys) > 1 and v not in self.realized]
+        for v in shared:
+            if isinstance(v.owner, Operation) and is_reduce(v.owner):
+                self.found.setdefault(v, "multi-use reduce")
+        if self.found:
+            # A value below one realized now was counted once per path to it: the next round sees it reached once.
+            return self.found
+        for v in shared:
+            if isinstance(v.owner, Operation) and trampoline.run(self._cost(v, {})) > RECOMPUTE_LIMIT:
+                self.found[v] = "shared expensive"
         return self.found
 
     def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool) -> Walk[None]:

@@ -126,3 +126,25 @@ func.func @packed(%x: !graph.tensor<1x16x64x64xf32>, %w: !graph.tensor<64x16x3x3
   %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x64x64xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x64x64xf32>
   func.return %r : !graph.tensor<1x64x64x64xf32>
 }
+
+// -----
+
+// A computed input (here the previous layer's relu) is realized plain before its windows are taken: the im2col
+// copy then indexes one NCHW buffer instead of recomputing the producer (and its padded, sliced layout) at
+// every tap. Three kernels: the relu, the im2col copy, the matmul.
+// CHECK-LABEL: func.func @computed_input
+// CHECK-NEXT:    %h = graph.relu %x
+// CHECK-NEXT:    graph.reshape %w
+// CHECK-NEXT:    %[[P:.*]] = graph.contiguous %h : !graph.tensor<1x8x8x8xf32>
+// CHECK-NEXT:    graph.pad %[[P]]
+// KERNEL-LABEL: kernel.kernel @computed_input_e0
+// KERNEL:         kernel.max
+// KERNEL:       kernel.kernel @computed_input_e1
+// KERNEL-SAME:    inputs = ["output", "contiguous"]
+// KERNEL-NOT:     kernel.max
+// KERNEL:       kernel.kernel @computed_input_r2
+func.func @computed_input(%x: !graph.tensor<1x8x8x8xf32>, %w: !graph.tensor<16x8x3x3xf32>) -> !graph.tensor<1x16x8x8xf32> {
+  %h = graph.relu %x : !graph.tensor<1x8x8x8xf32>
+  %r = graph.conv2d %h, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x8x8x8xf32>, !graph.tensor<16x8x3x3xf32>) -> !graph.tensor<1x16x8x8xf32>
+  func.return %r : !graph.tensor<1x16x8x8xf32>
+}
