@@ -281,6 +281,12 @@ def decide_realize(fn: func.FuncOp, target: TargetDescription | None = None) -> 
         realized.update(found)
 
 
+def _is_schedule(fn: func.FuncOp) -> bool:
+    """A function already at the kernel level (a schedule of `kernel` ops, as the beam search's timing module
+    has): nothing left to schedule, so the device pipelines pass it through."""
+    return any(op.name.startswith("kernel.") for op in fn.body.ops)
+
+
 def _check_graph_level(fn: func.FuncOp) -> None:
     """Only a function of graph ops on !graph.tensor values can be scheduled; anything else (plain arith, or IR
     already at the kernel level) is the user's mistake, reported at the first op or type that is not."""
@@ -306,7 +312,7 @@ class GraphMarkRealize(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = target_for_pass(self.name, self.target) if self.target is not None else None
         for fn in op.walk():
-            if isinstance(fn, func.FuncOp) and not fn.is_declaration:
+            if isinstance(fn, func.FuncOp) and not fn.is_declaration and not _is_schedule(fn):
                 for v, why in decide_realize(fn, target).items():
                     owner = v.owner
                     assert isinstance(owner, Operation)

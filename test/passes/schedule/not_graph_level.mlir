@@ -22,3 +22,11 @@ func.func @mixed(%x: !graph.tensor<4xf32>) -> (!graph.tensor<4xf32>, i32) {
   %c = arith.constant 1 : i32
   func.return %e, %c : !graph.tensor<4xf32>, i32
 }
+
+// -----
+
+// A schedule function (kernel level: what the beam search times) has nothing left to schedule and passes through.
+func.func @schedule() -> !kernel.buffer<4xf32> {
+  %out = kernel.alloc : !kernel.buffer<4xf32>
+  func.return %out : !kernel.buffer<4xf32>
+}
