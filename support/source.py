@@ -103,6 +103,8 @@ class LocatingParser(Parser):
                 ((n, self._first_forward_use[n]) for n in self.forward_ssa_references), key=lambda u: u[1].start
             )
             raise ParseError(span, f"use of undefined value '%{name}'") from None
+        except NotImplementedError as e:  # xDSL's way of saying what it cannot read (`{-# external_resources #-}`)
+            raise ParseError(Span(self.pos, self.pos + 1, self.lexer.input), f"not supported here: {e}") from None
 
     def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
         if operand.operand_name not in self.ssa_values:
