@@ -271,16 +271,16 @@ def _remember(memo: dict[Any, _Plan], key: Any, plan: _Plan) -> None:
     memo[key] = plan
 
 
-def _aligned(nbytes: int) -> tuple[np.ndarray, int, int]:
+Storage = tuple[np.ndarray, int, int]
+"""Slot storage, as ``_aligned`` makes it: (raw array, offset of the aligned start, aligned address)."""
+
+
+def _aligned(nbytes: int) -> Storage:
     """Fresh storage of ``nbytes``: (raw array, offset of the aligned start, aligned address)."""
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
     base = _address(raw)
     offset = -base % ALIGNMENT
     return raw, offset, base + offset
-
-
-Storage = tuple[np.ndarray, int, int]
-"""What ``_aligned`` returns: (raw array, offset of the aligned start, aligned address)."""
 
 
 def _references(storage: Storage) -> int:
