@@ -15,7 +15,9 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   loops through elementwise ops, broadcasts, permutes, unit-dim reshapes and reductions; behind any other
   index map the rule above applies.
 - `multi-use reduce`: a reduction needed by several consumers is computed once. Several uses at the same
-  index in one kernel are one computation there (with a target; without one every path counts).
+  index in one kernel are one computation there (with a target; without one every path counts). A value
+  reached again at an index the walk does not follow (strided slices, pads, concats) is computed again, and so
+  are the reductions below it: max pool as nine strided slices of a conv output realizes the conv.
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
   `RECOMPUTE_LIMIT` ops is computed once. Decided only in a round that realizes nothing else: a value under a
   reduction realized in the same round was counted once per path to that reduction (a matmul's broadcast
@@ -131,6 +133,7 @@ class _Walk:
         """New realize decisions found by walking every kernel root (empty when stable)."""
         self.found: dict[SSAValue, str] = {}
         self.computed: dict[SSAValue, set[object]] = defaultdict(set)
+        self.below: dict[SSAValue, list[SSAValue]] = {}
         for root in roots:
             t: TensorType = root.type  # type: ignore[assignment]
             kernel = _Kernel(root, frozenset(i for i, d in enumerate(t.shape) if d == 1), next_loop=t.rank)
@@ -156,6 +159,11 @@ class _Walk:
         if v is not k.root:  # one computation per path, or per index where the index is known
             self.computed[v].add((k.root, view.dims) if view is not None and view.exact else object())
         if (v, bcast, view) in k.seen:
+            if v is not k.root and (view is None or not view.exact):
+                # Another path to the same unknown index: everything below is computed again, its nearest
+                # reductions too (max pool's nine strided slices of one conv output).
+                for r in self._reductions_below(v):
+                    self.computed[r].add(object())
             return
         k.seen.add((v, bcast, view))
         if is_reduce(owner):
@@ -168,6 +176,26 @@ class _Walk:
             return
         for i, operand in enumerate(owner.operands):
             yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
+
+    def _reductions_below(self, v: SSAValue) -> list[SSAValue]:
+        """The reductions that computing `v` in a kernel computes: its nearest unrealized ones (iterative)."""
+        if v not in self.below:
+            found: list[SSAValue] = []
+            stack, seen = [v], {v}
+            while stack:
+                u = stack.pop()
+                owner = u.owner
+                if not isinstance(owner, Operation) or (u is not v and u in self.realized):
+                    continue
+                if is_reduce(owner) and u is not v:
+                    found.append(u)
+                    continue
+                for o in owner.operands:
+                    if o not in seen:
+                        seen.add(o)
+                        stack.append(o)
+            self.below[v] = found
+        return self.below[v]
 
     def _recomputed(self, k: _Kernel, op: Operation, view: _View | None, bcast: bool) -> bool:
         """Would this reduction, reached through a broadcast, be computed more than once per result? Where
