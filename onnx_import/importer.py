@@ -33,7 +33,8 @@ MIN_OPSET = 7
 
 @dataclass
 class Imported:
-    module: ModuleOp
+    module: ModuleOp | str
+    """The `graph` module, or its text when it came from the import cache (``import_cache``)."""
     function: str
     inputs: list[str]
     """The ONNX names of the runtime inputs, in argument order (weights follow them)."""

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from onnx import ModelProto
 
-from kiln.onnx.importer import Imported, import_model, load_model
+from kiln.onnx.import_cache import imported
+from kiln.onnx.importer import Imported
 from kiln.onnx.narrow import from_storage, to_storage
 from kiln.onnx.sequence import flatten, regroup
 from kiln.compiler.driver import compile
@@ -43,5 +44,6 @@ def load(
     shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> Model:
     """Import ``model`` (a path, bytes or ``ModelProto``) and compile it for ``device``. ``dims`` bounds the
-    model's symbolic dims (``{"batch": (1, 64)}``); the compiled program runs for every size within them."""
-    return Model(import_model(load_model(model), dims=dims, shapes=shapes), device)
+    model's symbolic dims (``{"batch": (1, 64)}``); the compiled program runs for every size within them. A path
+    or bytes imported before come from the import cache (``import_cache``)."""
+    return Model(imported(model, dims, shapes), device)
