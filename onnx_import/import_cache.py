@@ -6,13 +6,16 @@ An entry (namespace ``onnx-import``) is the module text and the ``Imported`` fie
 ``cache.put``, so a damaged one is a miss), and, beside it, the weights as one raw file (``.weights``, each
 array 64-byte aligned), memory-mapped copy-on-write on a hit: pages load as the first call reads them, and
 nothing is copied up front. A weights file of another size than the entry says is a miss too; its bytes are
-not re-hashed (that would cost what reading the model costs). The key: the model's bytes, the ``dims`` and
-``shapes`` given, and kiln's code fingerprint. Only models without external data are stored (their bytes are
-all there is to them), and only weights of plain numpy dtypes.
+not re-hashed (that would cost what reading the model costs). The key: the sha256 of the model's bytes, the
+``dims`` and ``shapes`` given, and kiln's code fingerprint. A file's digest is itself kept (namespace
+``onnx-import-stat``) under its path, size, inode and modification and change times, so an unchanged file is not
+read or hashed again (350 MB of ZFNet take a few tenths of a second to hash). Only models without external
+data are stored (their bytes are all there is to them), and only weights of plain numpy dtypes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -25,19 +28,24 @@ from kiln.onnx.importer import Imported, import_model, load_model
 from kiln.support import cache
 
 NAMESPACE = "onnx-import"
+STAT_NAMESPACE = "onnx-import-stat"
 ALIGN = 64
 
 
 def imported(source: Any, dims: Mapping | None = None, shapes: Mapping | None = None) -> Imported:
     """``import_model(load_model(source))``, from the cache when ``source`` (a path or bytes) was imported
     before with the same ``dims`` and ``shapes``."""
-    data = _model_bytes(source)
-    if data is None:
+    if isinstance(source, bytes):
+        data: bytes | None = source
+        digest = hashlib.sha256(source).hexdigest()
+    elif isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
+        data, digest = _file_digest(Path(source))
+    else:  # a ModelProto, or no such file (which load_model reports)
         return import_model(load_model(source), dims=dims, shapes=shapes)
-    key = ("onnx-import", data, _canonical(dims), _canonical(shapes), cache.code_fingerprint())
+    key = ("onnx-import", digest, _canonical(dims), _canonical(shapes), cache.code_fingerprint())
     if (hit := _read(key)) is not None:
         return hit
-    model = load_model(data)
+    model = load_model(Path(source).read_bytes() if data is None else data)
     if _uses_external_data(model):
         return import_model(load_model(source), dims=dims, shapes=shapes)  # resolved next to the file
     result = import_model(model, dims=dims, shapes=shapes)
@@ -45,17 +53,18 @@ def imported(source: Any, dims: Mapping | None = None, shapes: Mapping | None = 
     return result
 
 
-def _model_bytes(source: Any) -> bytes | None:
-    """The bytes of a model given as bytes or as the path of a file; None for a ``ModelProto`` (or a path that
-    is no file, which ``load_model`` reports)."""
-    if isinstance(source, bytes):
-        return source
-    if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
-        try:
-            return Path(source).read_bytes()
-        except OSError:
-            return None
-    return None
+def _file_digest(path: Path) -> tuple[bytes | None, str]:
+    """The sha256 of the file's bytes, and the bytes when they had to be read: a file whose path, size, inode,
+    modification and change times are those of a file hashed before is not read again (its ``ctime`` changes
+    with every write and rename, and no program can set it)."""
+    st = path.stat()
+    stat_key = (str(path.resolve()), st.st_size, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns)
+    if (known := cache.get(STAT_NAMESPACE, stat_key)) is not None:
+        return None, known.decode()
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    cache.put(STAT_NAMESPACE, stat_key, digest.encode())
+    return data, digest
 
 
 def _canonical(mapping: Mapping | None) -> str:
