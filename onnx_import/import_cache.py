@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.onnx.importer import Imported, import_model, load_model
+from kiln.onnx.imported import Imported
 from kiln.support import cache
 
 NAMESPACE = "onnx-import"
@@ -41,16 +41,24 @@ def imported(source: Any, dims: Mapping | None = None, shapes: Mapping | None = 
     elif isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
         data, digest = _file_digest(Path(source))
     else:  # a ModelProto, or no such file (which load_model reports)
-        return import_model(load_model(source), dims=dims, shapes=shapes)
+        return _import(source, dims, shapes)
     key = ("onnx-import", digest, _canonical(dims), _canonical(shapes), cache.code_fingerprint())
     if (hit := _read(key)) is not None:
         return hit
+    from kiln.onnx.importer import import_model, load_model  # a hit needs neither (nor onnx, nor ml_dtypes)
+
     model = load_model(Path(source).read_bytes() if data is None else data)
     if _uses_external_data(model):
-        return import_model(load_model(source), dims=dims, shapes=shapes)  # resolved next to the file
+        return _import(source, dims, shapes)  # the external data is found next to the file
     result = import_model(model, dims=dims, shapes=shapes)
     _write(key, result)
     return result
+
+
+def _import(source: Any, dims: Mapping | None, shapes: Mapping | None) -> Imported:
+    from kiln.onnx.importer import import_model, load_model
+
+    return import_model(load_model(source), dims=dims, shapes=shapes)
 
 
 def _file_digest(path: Path) -> tuple[bytes | None, str]:

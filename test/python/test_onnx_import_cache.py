@@ -4,6 +4,8 @@ and gives the same results; other bytes, dims or a damaged entry import again; e
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import kiln.onnx  # noqa: E402
-from kiln.onnx import import_cache  # noqa: E402
+from kiln.onnx import import_cache, importer  # noqa: E402
 
 F32 = TensorProto.FLOAT
 
@@ -29,13 +31,13 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def imports(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the calls of the importer itself."""
     calls: list[int] = []
-    real = import_cache.import_model
+    real = importer.import_model
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(import_cache, "import_model", counted)
+    monkeypatch.setattr(importer, "import_model", counted)
     return calls
 
 
@@ -135,3 +137,14 @@ def test_no_cache_imports_every_time(tmp_path: Path, imports: list[int], monkeyp
     kiln.onnx.load(path, dims=DIMS)
     kiln.onnx.load(path.read_bytes(), dims=DIMS)
     assert len(imports) == 2
+
+
+def test_a_hit_imports_neither_onnx_nor_ml_dtypes(tmp_path: Path) -> None:
+    """A later process that finds the model in the cache never imports onnx or ml_dtypes (~2 s together)."""
+    path = save(gemm_model(0), tmp_path / "m.onnx")
+    kiln.onnx.load(path, dims=DIMS)
+    script = (f"import sys, numpy as np, kiln.onnx\n"
+              f"kiln.onnx.load({str(path)!r}, dims={DIMS!r})(np.ones((2, 32), np.float32))\n"
+              f"print(sorted(m for m in ('onnx', 'ml_dtypes') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
