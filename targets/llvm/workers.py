@@ -10,8 +10,8 @@ through ``toolchain.compile_object``, so its objects land in the same disk cache
 process while each worker is fed by a thread of its own, so a worker that is still starting (a few tenths of a
 second: Python, llvmlite) delays nothing; it joins in when ready. Results go back by unit index, and each unit's
 object depends only on its own IR, so the output is the same for any number of workers. A worker that dies
-(killed, out of memory) is dropped with a warning and its unit compiled here; a compile error in a worker is
-raised here as the ``CompileError`` it was.
+(killed, out of memory) is dropped with a warning and its unit compiled here, as is everything when no worker
+can be started; a compile error in a worker is raised here as the ``CompileError`` it was.
 
 One pool serves the process, sized ``usable_cores() - 1`` (``KILN_THREADS`` overrides the core count, and 1
 means no workers), started on the first program with at least ``POOL_MIN_UNITS`` units to compile, kept warm for
@@ -170,7 +170,13 @@ def compile_all(requests: Sequence[Request], compile_here: Callable[[str, int, b
     def here(i: int) -> bytes:
         return compile_here(*requests[i])
 
-    threads = [threading.Thread(target=feed, args=(w,), daemon=True) for w in _pool.take(min(workers, len(requests) - 1))]
+    try:
+        started = _pool.take(min(workers, len(requests) - 1))
+    except OSError as e:  # no process could be started (limits, a missing interpreter): compile here
+        warnings.warn(f"cannot start a kiln compile worker ({e}); compiling in this process", RuntimeWarning,
+                      stacklevel=2)
+        started = []
+    threads = [threading.Thread(target=feed, args=(w,), daemon=True) for w in started]
     for t in threads:
         t.start()
     run(here)

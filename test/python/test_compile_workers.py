@@ -82,6 +82,12 @@ def test_a_worker_that_dies_is_replaced_by_this_process(monkeypatch: pytest.Monk
     assert workers._pool.workers == []
 
 
+def test_a_worker_that_cannot_start_costs_a_warning(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(workers, "WORKER_COMMAND", [str(tmp_path / "no-such-python")])
+    with pytest.warns(RuntimeWarning, match="cannot start a kiln compile worker"):
+        run_all(IR)
+
+
 def test_compile_error_in_a_worker_is_raised_here() -> None:
     bad = "define void @broken() {\n  ret i32 0\n}\n"
     requests = [(bad, 3, True)] * 3  # whichever side takes one, the error comes back
