@@ -7,12 +7,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
 from onnx import ModelProto, external_data_helper, numpy_helper
-from xdsl.dialects.builtin import ModuleOp
 
 from kiln.jit import Tensor
 from kiln.jit import lazy
@@ -21,6 +19,7 @@ from kiln.onnx.dtypes import check_array, kiln_dtype
 from kiln.onnx.errors import OnnxImportError, Unsupported
 from kiln.onnx.fold import fold_node
 from kiln.onnx.fold_batch_norm import fold_batch_norms
+from kiln.onnx.imported import Imported
 from kiln.onnx.functions import expand_function
 from kiln.onnx.narrow import STORAGE, Narrow, NarrowType, narrow_type, narrow_type_of, to_storage
 from kiln.onnx.node import NodeView
@@ -29,21 +28,6 @@ from kiln.onnx.registry import HANDLERS, load_all
 from kiln.onnx.values import DEVICE, Values, shape, to_tensor
 
 MIN_OPSET = 7
-
-
-@dataclass
-class Imported:
-    module: ModuleOp
-    function: str
-    inputs: list[str]
-    """The ONNX names of the runtime inputs, in argument order (weights follow them)."""
-    weights: dict[str, np.ndarray] = field(default_factory=dict)
-    outputs: list[str] = field(default_factory=list)
-    output_dtypes: list[str] = field(default_factory=list)
-    output_narrow: list[NarrowType | None] = field(default_factory=list)
-    """Per result, the narrow type (float8, int4, ...) its ``ui8`` holds, or None."""
-    output_lengths: list[int | None] = field(default_factory=list)
-    """Per output, the number of results its sequence is (``sequence.regroup``), or None for a tensor."""
 
 
 def load_model(source: str | os.PathLike | bytes | ModelProto) -> ModelProto:

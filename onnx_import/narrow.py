@@ -63,6 +63,11 @@ def narrow_type(elem_type: int) -> NarrowType | None:
     return _TYPES.get(elem_type)
 
 
+def narrow_type_named(name: str) -> NarrowType:
+    """The narrow type ONNX calls ``name`` (``NarrowType.name``)."""
+    return next(t for t in _TYPES.values() if t.name == name)
+
+
 def narrow_elem_type(t: NarrowType) -> int:
     """The ONNX element type of a narrow type."""
     return next(k for k, v in _TYPES.items() if v is t)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from onnx import ModelProto
 
-from kiln.onnx.importer import Imported, import_model, load_model
-from kiln.onnx.narrow import from_storage, to_storage
+from kiln.onnx.import_cache import imported
+from kiln.onnx.imported import Imported
 from kiln.onnx.sequence import flatten, regroup
 from kiln.compiler.driver import compile
+
+if TYPE_CHECKING:
+    from onnx import ModelProto
 
 DEFAULT_DEVICE = "cpu-llvm"
 
@@ -31,9 +34,21 @@ class Model:
         arrays = list(args) + [kwargs[k] for k in self.input_names[len(args):] if k in kwargs]
         if len(arrays) != len(self.input_names):
             raise TypeError(f"the model takes {len(self.input_names)} inputs ({', '.join(self.input_names)}), got {len(arrays)}")
-        results = self._run(*[to_storage(np.ascontiguousarray(a)) for a in flatten(arrays)], *self._weights)
-        results = [from_storage(r, t) for r, t in zip(results, self.imported.output_narrow)]
+        results = self._run(*[_storage(np.ascontiguousarray(a)) for a in flatten(arrays)], *self._weights)
+        if any(self.imported.output_narrow):
+            from kiln.onnx.narrow import from_storage
+
+            results = [from_storage(r, t) for r, t in zip(results, self.imported.output_narrow)]
         return regroup(results, self.imported.output_lengths)
+
+
+def _storage(array: np.ndarray) -> np.ndarray:
+    """``narrow.to_storage``, importing ml_dtypes only for an array of a non-numpy dtype (numpy kind ``V``)."""
+    if array.dtype.kind != "V":
+        return array
+    from kiln.onnx.narrow import to_storage
+
+    return to_storage(array)
 
 
 def load(
@@ -43,5 +58,6 @@ def load(
     shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> Model:
     """Import ``model`` (a path, bytes or ``ModelProto``) and compile it for ``device``. ``dims`` bounds the
-    model's symbolic dims (``{"batch": (1, 64)}``); the compiled program runs for every size within them."""
-    return Model(import_model(load_model(model), dims=dims, shapes=shapes), device)
+    model's symbolic dims (``{"batch": (1, 64)}``); the compiled program runs for every size within them. A path
+    or bytes imported before come from the import cache (``import_cache``)."""
+    return Model(imported(model, dims, shapes), device)

@@ -168,12 +168,16 @@ def touch(path: Path) -> None:
         pass
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see either the old file or the complete new one."""
+def atomic_write(path: Path, data: bytes | Iterable[bytes | memoryview]) -> None:
+    """Write ``data`` (bytes, or pieces written one after another) to ``path`` so that readers see either the old
+    file or the complete new one."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, bytes):
+                f.write(data)
+            else:
+                f.writelines(data)
         os.replace(tmp, path)
     except BaseException:
         remove(Path(tmp))

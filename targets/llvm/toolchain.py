@@ -35,6 +35,7 @@ import llvmlite.binding as llvm
 
 from kiln.support import cache
 from kiln.support.errors import CompileError
+from kiln.targets.llvm import workers
 from kiln.targets.loaded import LoadedKernels
 from kiln.capabilities.description import host_cpu
 
@@ -118,12 +119,15 @@ class Unit:
 
 
 def split_units(ir: str) -> list[Unit]:
-    """``ir`` as the modules it is compiled as: one, unless a function is longer than ``LOOP_VECTORIZE_MAX_LINES``;
-    then the shorter external functions together and each longer one alone, without the loop vectorizer. Every
-    unit keeps the module's other top-level lines (triple, declarations) and its internal functions (helpers a
-    kernel may call). Function definitions are the lines from ``define`` to ``}`` as llvmlite prints them."""
+    """``ir`` as the modules it is compiled as. A function longer than ``LOOP_VECTORIZE_MAX_LINES`` is a unit of
+    its own, without the loop vectorizer; the shorter external functions are one unit, or, when they come to
+    more than ``2 * UNIT_LINES`` lines, consecutive groups of about ``UNIT_LINES`` (units compile in parallel,
+    ``workers``). Every unit keeps the module's other top-level lines (triple, declarations) and its internal
+    functions (helpers a kernel may call). Function definitions are the lines from ``define`` to ``}`` as
+    llvmlite prints them. The split depends on the IR alone, so a program's objects do not depend on the
+    machine's core count."""
     shared: list[str] = []
-    short: list[str] = []
+    short: list[list[str]] = []
     long: list[str] = []
     body: list[str] = []
     for line in ir.splitlines():
@@ -133,17 +137,42 @@ def split_units(ir: str) -> list[Unit]:
         body.append(line)
         if line != "}":
             continue
-        text = "\n".join(body)
         if _INTERNAL.match(body[0]):
-            shared.append(text)
+            shared.append("\n".join(body))
+        elif len(body) > LOOP_VECTORIZE_MAX_LINES:
+            long.append("\n".join(body))
         else:
-            (long if len(body) > LOOP_VECTORIZE_MAX_LINES else short).append(text)
+            short.append(body)
         body = []
-    if not long:
+    groups = _groups(short)
+    if not long and len(groups) <= 1:
         return [Unit(ir, True)]
     head = "\n".join(shared) + "\n"
-    units = [Unit(head + "\n".join(short) + "\n", True)] if short else []
+    units = [Unit(head + "\n".join("\n".join(f) for f in group) + "\n", True) for group in groups]
     return units + [Unit(head + f + "\n", False) for f in long]
+
+
+UNIT_LINES = 4000
+"""Lines of IR per unit when a module's short functions are split into several (``split_units``)."""
+
+
+def _groups(functions: list[list[str]]) -> list[list[list[str]]]:
+    """``functions`` in order, cut into groups of about equal length, each about ``UNIT_LINES`` lines; one group
+    when they have at most ``2 * UNIT_LINES``."""
+    total = sum(len(f) for f in functions)
+    if not functions:
+        return []
+    if total <= 2 * UNIT_LINES:
+        return [functions]
+    size = total / round(total / UNIT_LINES)
+    groups: list[list[list[str]]] = [[]]
+    done = 0
+    for f in functions:
+        if groups[-1] and done + len(f) / 2 > size * len(groups):
+            groups.append([])
+        groups[-1].append(f)
+        done += len(f)
+    return groups
 
 
 _INTERNAL = re.compile(r"define\s+(internal|private)\b")
@@ -176,8 +205,19 @@ def with_runtime_library(ir: str) -> str:
 
 def compile_objects(ir: str, opt_level: int = 3) -> list[bytes]:
     """Host object code for ``ir``, one object per unit (``split_units``), each from the disk cache when it was
-    compiled before."""
-    return [compile_object(unit.ir, opt_level, unit.loop_vectorize) for unit in split_units(ir)]
+    compiled before; the others compile in parallel (``workers``)."""
+    objects: dict[int, bytes] = {}
+    missing: list[int] = []
+    units = split_units(ir)
+    for i, unit in enumerate(units):
+        obj = cache.get(OBJECT_NAMESPACE, object_key(with_runtime_library(unit.ir), opt_level, unit.loop_vectorize))
+        if obj is None:
+            missing.append(i)
+        else:
+            objects[i] = obj
+    built = workers.compile_all([(units[i].ir, opt_level, units[i].loop_vectorize) for i in missing], compile_object)
+    objects.update(zip(missing, built))
+    return [objects[i] for i in range(len(units))]
 
 
 def compile_object(ir: str, opt_level: int = 3, loop_vectorize: bool = True) -> bytes:
