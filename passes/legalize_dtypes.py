@@ -45,8 +45,16 @@ from kiln.dialects.types import DTYPES, TensorType, bitwidth, dtype_name, is_flo
 NARROWER = {"i64": "i32", "ui64": "ui32", "f64": "f32"}
 """A dtype a target may lack -> the narrower dtype that stands in for it."""
 
-WIDER = {"i8": "i32", "i16": "i32", "ui8": "ui32", "ui16": "ui32"}
-"""A dtype a target may lack -> the wider dtype that holds its values exactly (wrapped after each op)."""
+WIDER = {"i8": "i32", "i16": "i32", "ui8": "ui32", "ui16": "ui32", "bf16": "f32"}
+"""A dtype a target may lack -> the wider dtype that holds its values exactly (wrapped or rounded after each op)."""
+
+EXACT_IN_BF16 = frozenset({
+    "constant", "reshape", "permute", "expand", "pad", "shrink", "flip", "concat", "contiguous", "gather",
+    "where", "max", "min", "relu", "neg", "abs", "sign", "floor", "ceil", "trunc", "round", "reduce_max",
+    "reduce_min", "max_pool2d",
+})
+"""Graph ops whose result is a bf16 value whenever their operands are (selection, sign changes, rounding to an
+integer), so a widened bf16 result needs no rounding."""
 
 KEEPS_RANGE = frozenset({
     "constant", "reshape", "permute", "expand", "pad", "shrink", "flip", "concat", "contiguous", "gather",
@@ -131,13 +139,13 @@ class _Retyper:
         )
 
     def _check_bitcast(self, op: Operation, declared: list[str | None]) -> None:
-        """A bitcast between a widened integer and a float of its width (f16 <-> i16) has no 32-bit form."""
-        source, result = (v.type for v in (*op.operands, *op.results))
-        assert isinstance(source, TensorType) and isinstance(result, TensorType)
-        if bitwidth(source.element_type) != bitwidth(result.element_type):
+        """A bitcast keeps its meaning when neither side is widened, or both are integers (i8 <-> ui8 in 32 bits,
+        then wrapped); a widened side against another dtype (f16 <-> i16, bf16 <-> i16) has no 32-bit form."""
+        widened = [d in WIDER and d in self.table for d in declared]
+        if any(widened) and not (all(widened) and all(d is not None and d != "bf16" for d in declared)):
             raise PassFailedException(
                 f"graph-legalize-dtypes: graph.bitcast {declared[0]} -> {declared[1]} cannot run on {self.target}, "
-                f"which computes 8- and 16-bit integers in 32 bits"
+                f"which computes 8- and 16-bit integers in 32 bits and bf16 in f32"
             )
 
     def attribute(self, attr: Attribute, op: Operation) -> Attribute:
@@ -178,9 +186,11 @@ def _dtype_of(v: SSAValue) -> str | None:
 
 
 def _keeps_range(op: Operation, operands: list[str | None], dtype: str) -> bool:
-    """Whether ``op``'s result stays in ``dtype``'s range whenever its operands (``operands``: their declared
-    dtypes) are in theirs."""
+    """Whether ``op``'s result stays in ``dtype``'s range (a bf16 value, for bf16) whenever its operands
+    (``operands``: their declared dtypes) are in theirs."""
     name = op.name.removeprefix("graph.")
+    if dtype == "bf16":
+        return name in EXACT_IN_BF16 or (name == "cast" and operands[0] in ("i1", "bf16"))
     if name in KEEPS_RANGE:
         return True
     if name == "not":
@@ -195,7 +205,8 @@ def _keeps_range(op: Operation, operands: list[str | None], dtype: str) -> bool:
 
 
 def _wrap(v: SSAValue, dtype: str) -> None:
-    """Follow ``v`` (a widened value) by its wrap into ``dtype``'s range; every other use reads the wrapped value."""
+    """Follow ``v`` (a widened value) by its wrap into ``dtype``'s range (for bf16: its rounding to bf16, half
+    to even, NaN kept); every other use reads the wrapped value."""
     wide = v.type
     assert isinstance(wide, TensorType)
     bits = bitwidth(DTYPES[dtype])
@@ -210,10 +221,25 @@ def _wrap(v: SSAValue, dtype: str) -> None:
     def const(value: int) -> SSAValue:
         return add(graph.ConstantOp.splat(value, TensorType((), wide.element_type)))  # type: ignore[attr-defined]
 
-    wrapped = add(graph.op("and").build_op([v, const((1 << bits) - 1)], wide))
-    first = ops[-1]
-    if dtype.startswith("i"):
-        sign = const(1 << (bits - 1))
-        wrapped = add(graph.op("sub").build_op([add(graph.op("xor").build_op([wrapped, sign], wide)), sign], wide))
-    v.replace_uses_with_if(wrapped, lambda use: use.operation is not first)
+    if dtype == "bf16":
+        bits_type = TensorType(wide.shape, DTYPES["ui32"])
+        u = add(graph.op("bitcast").build_op([v], bits_type))
+
+        def ucon(value: int) -> SSAValue:
+            return add(graph.ConstantOp.splat(value, TensorType((), DTYPES["ui32"])))  # type: ignore[attr-defined]
+
+        def alu(name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+            return add(graph.op(name).build_op([a, b], bits_type))
+
+        odd = alu("and", alu("shr", u, ucon(16)), ucon(1))  # round half to even: ties go to the even upper half
+        upper = alu("and", alu("add", alu("add", u, ucon(0x7FFF)), odd), ucon(0xFFFF0000))
+        rounded = add(graph.op("bitcast").build_op([upper], wide))
+        nan = add(graph.op("isnan").build_op([v], TensorType(wide.shape, DTYPES["i1"])))
+        wrapped = add(graph.op("where").build_op([nan, v, rounded], wide))
+    else:
+        wrapped = add(graph.op("and").build_op([v, const((1 << bits) - 1)], wide))
+        if dtype.startswith("i"):
+            sign = const(1 << (bits - 1))
+            wrapped = add(graph.op("sub").build_op([add(graph.op("xor").build_op([wrapped, sign], wide)), sign], wide))
+    v.replace_uses_with_if(wrapped, lambda use: use.operation not in ops)
     Rewriter.insert_op(ops, point)
