@@ -1,8 +1,8 @@
 """`graph-legalize-dtypes{target=webgpu f64_to_f32=false}`: retype the dtypes a target lacks before scheduling.
 
-WGSL has no 64-bit integers, no f64 and no 8- or 16-bit integers. Python ints are i64 in the front end (numpy's
-default), so without this pass ``Tensor([1, 2, 3])``, ``arange`` and ``argmax`` could not run on webgpu at all,
-and neither could ONNX's uint8 images or its float8/int4 values (carried as ``ui8`` bytes). The pass retypes
+WGSL has no 64-bit integers, no f64, no 8- or 16-bit integers and no bf16. Python ints are i64 in the front end
+(numpy's default), so without this pass ``Tensor([1, 2, 3])``, ``arange`` and ``argmax`` could not run on webgpu
+at all, and neither could ONNX's uint8 images or its float8/int4 values (carried as ``ui8`` bytes). The pass retypes
 every graph value (function arguments and results included) of a dtype the target lacks to a partner it has:
 
 - narrowed: ``i64 -> i32`` and ``ui64 -> ui32`` always, ``f64 -> f32`` only with ``f64_to_f32=true`` (it loses
@@ -14,8 +14,11 @@ every graph value (function arguments and results included) of a dtype the targe
   range. Each op whose 32-bit result can leave that range (``add``, ``mul``, ``neg``, ``abs``, ``shl``, a
   ``reduce_sum``, a cast or bitcast, ...) is followed by a wrap back into it (``x & 0xff`` for ui8,
   ``((x & 0xff) ^ 0x80) - 0x80`` for i8), so the program computes what two's-complement 8/16-bit arithmetic
-  gives; ops that stay in range (movement, ``max``, ``where``, ``and``, ``shr``, ``mod``, ...) get none. The
-  driver converts the arguments and results at the host boundary, as for the narrowed types.
+  gives; ops that stay in range (movement, ``max``, ``where``, ``and``, ``shr``, ``mod``, ...) get none.
+  ``bf16 -> f32`` likewise: each op whose f32 result may not be a bf16 value is followed by its rounding to bf16
+  (half to even on the bits, NaN kept), which is what the interpreter computes (bf16 math in f32, rounded once
+  per op). The driver converts the arguments and results at the host boundary, as for the narrowed types. A
+  bitcast between a widened dtype and another (f16 <-> i16, bf16 <-> i16) has no 32-bit form: an error.
 """
 
 from __future__ import annotations

@@ -28,3 +28,12 @@ func.func @halfbits(%x: !graph.tensor<2xf16>) -> !graph.tensor<2xi16> {
   %b = graph.bitcast %x : (!graph.tensor<2xf16>) -> !graph.tensor<2xi16>
   func.return %b : !graph.tensor<2xi16>
 }
+
+// -----
+
+// bf16 <-> i16 would become f32 <-> i32 of the same width but another meaning.
+// ERR: error: graph-legalize-dtypes: graph.bitcast bf16 -> i16 cannot run on webgpu
+func.func @brainbits(%x: !graph.tensor<2xbf16>) -> !graph.tensor<2xi16> {
+  %b = graph.bitcast %x : (!graph.tensor<2xbf16>) -> !graph.tensor<2xi16>
+  func.return %b : !graph.tensor<2xi16>
+}

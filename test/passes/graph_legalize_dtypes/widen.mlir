@@ -59,3 +59,30 @@ func.func @sum(%x: !graph.tensor<4x5xi16>) -> !graph.tensor<4xi16> {
   %s = graph.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (!graph.tensor<4x5xi16>) -> !graph.tensor<4xi16>
   func.return %s : !graph.tensor<4xi16>
 }
+
+// -----
+
+// bf16 is computed in f32 and rounded to bf16 after an op that can leave it (half to even on the bits, NaN
+// kept); max selects a bf16 value and is not rounded.
+// CHECK-LABEL: func.func @half(%x: !graph.tensor<3xf32>, %y: !graph.tensor<3xf32>) -> !graph.tensor<3xf32>
+// CHECK-NEXT:    %s = graph.add %x, %y : (!graph.tensor<3xf32>, !graph.tensor<3xf32>) -> !graph.tensor<3xf32>
+// CHECK-NEXT:    %0 = graph.bitcast %s : (!graph.tensor<3xf32>) -> !graph.tensor<3xui32>
+// CHECK-NEXT:    %1 = graph.constant 16 : ui32 : !graph.tensor<ui32>
+// CHECK-NEXT:    %2 = graph.shr %0, %1
+// CHECK-NEXT:    %3 = graph.constant 1 : ui32 : !graph.tensor<ui32>
+// CHECK-NEXT:    %4 = graph.and %2, %3
+// CHECK-NEXT:    %5 = graph.constant 32767 : ui32 : !graph.tensor<ui32>
+// CHECK-NEXT:    %6 = graph.add %0, %5
+// CHECK-NEXT:    %7 = graph.add %6, %4
+// CHECK-NEXT:    %8 = graph.constant 4294901760 : ui32 : !graph.tensor<ui32>
+// CHECK-NEXT:    %9 = graph.and %7, %8
+// CHECK-NEXT:    %10 = graph.bitcast %9 : (!graph.tensor<3xui32>) -> !graph.tensor<3xf32>
+// CHECK-NEXT:    %11 = graph.isnan %s : (!graph.tensor<3xf32>) -> !graph.tensor<3xi1>
+// CHECK-NEXT:    %s_1 = graph.where %11, %s, %10
+// CHECK-NEXT:    %m = graph.max %s_1, %x : (!graph.tensor<3xf32>, !graph.tensor<3xf32>) -> !graph.tensor<3xf32>
+// CHECK-NEXT:    func.return %m : !graph.tensor<3xf32>
+func.func @half(%x: !graph.tensor<3xbf16>, %y: !graph.tensor<3xbf16>) -> !graph.tensor<3xbf16> {
+  %s = graph.add %x, %y : (!graph.tensor<3xbf16>, !graph.tensor<3xbf16>) -> !graph.tensor<3xbf16>
+  %m = graph.max %s, %x : (!graph.tensor<3xbf16>, !graph.tensor<3xbf16>) -> !graph.tensor<3xbf16>
+  func.return %m : !graph.tensor<3xbf16>
+}
