@@ -1,6 +1,6 @@
 """onnx's node test cases against kiln (cpu-llvm): a representative subset in the default suite, every case with
 KILN_ONNX_CONFORMANCE=full; on webgpu a smaller subset (``WEBGPU_SUBSET``) that crosses what WGSL lacks: 8-bit and
-64-bit integers, the float8/int4 bytes, sequences.
+64-bit integers, bf16, the float8/int4 bytes, sequences.
 
 The subset is the first passing case of every op the conformance run covers, plus cases that pin down semantics
 kiln's graph ops do not share (Resize coordinate modes, pooling with ceil_mode and padding, integer Div/Mod,
@@ -208,6 +208,7 @@ WEBGPU_SUBSET = [
     "test_argmax_no_keepdims_example",
     "test_basic_conv_with_padding",
     "test_bitshift_right_uint8",
+    "test_cast_FLOAT_to_BFLOAT16",
     "test_cast_FLOAT_to_FLOAT8E4M3FN",
     "test_cast_FLOAT_to_INT4",
     "test_cumsum_1d_int32_exclusive",
@@ -223,7 +224,7 @@ WEBGPU_SUBSET = [
     "test_softmax_example",
     "test_split_to_sequence_1",
 ]
-"""Cases run on webgpu by default: ops that compute in widened (8-bit) or narrowed (64-bit) integers, the
+"""Cases run on webgpu by default: ops that compute in widened (8-bit, bf16) or narrowed (64-bit) dtypes, the
 float8/int4 conversions, a sequence, and a few float kernels (the full webgpu run is the CLI, docs/onnx.md)."""
 
 
