@@ -1,9 +1,11 @@
 """The edge between a function's declared dtypes and the narrower ones a target computes in.
 
 After ``graph-legalize-dtypes`` a webgpu program takes and returns i32 where the function declared i64 (and
-f32 for f64 when the user opted in). ``wrap`` puts the conversion at the call: each input is narrowed after a
-range check (a value that does not fit is an error naming the input and the value, not a silent wrap), and
-each output is widened back, so callers see exactly the function they compiled.
+f32 for f64 when the user opted in), and i32/ui32 where it declared i8, i16, ui8 or ui16. ``wrap`` puts the
+conversion at the call: each input is converted to the program's dtype, after a range check where that is
+narrower (a value that does not fit is an error naming the input and the value, not a silent wrap), and each
+output is converted back (exact: the program keeps widened values in their declared range), so callers see
+exactly the function they compiled.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Run onnx's node test cases (``onnx.backend.test``'s data) against kiln and write the per-op table.
 
     python -m kiln.onnx.conformance [--device cpu-llvm] [--filter REGEX] [--table docs/onnx-conformance.md]
+    python -m kiln.onnx.conformance --merge SHARD.txt... [--device webgpu] --table docs/onnx-conformance-webgpu.md
 
 Each case is a model and its inputs/outputs as protobuf files; a case passes when every output matches within the
 case's rtol/atol (onnx's defaults 1e-3/1e-7, as its BackendTest). A case fails when kiln computes a wrong value
@@ -103,32 +104,51 @@ def main(argv=None) -> int:
     p.add_argument("--filter", default=None, help="only cases whose name matches this regex")
     p.add_argument("--table", default=None, help="write the per-op markdown table here")
     p.add_argument("--results", default=None, help="write one line per case (name status detail) here")
+    p.add_argument("--merge", nargs="+", metavar="RESULTS", help="run nothing: merge these --results files (a later "
+                   "file's row for a case replaces an earlier one) into --table/--results")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args(argv)
-    cases = [c for c in load_model_tests(kind="node") if not args.filter or re.search(args.filter, c.name)]
+    results = read_results(args.merge) if args.merge else run_cases(args.device, args.filter, args.verbose)
+    counts = collections.Counter(r[2] for r in results)
+    print(f"{len(results)} cases: {counts['pass']} pass, {counts['fail']} fail, {counts['unsupported']} not supported")
+    if args.results:
+        with open(args.results, "w") as f:
+            for name, opname, status, detail in results:
+                f.write(f"{name}\t{opname}\t{status}\t{' '.join(detail.split())}\n")  # one line per case
+    if args.table:
+        write_table(results, args.table, args.device)
+    return 0
+
+
+def run_cases(device: str, pattern: str | None, verbose: bool) -> list[tuple[str, str, str, str]]:
+    """(name, op, status, detail) of every node case whose name matches ``pattern``; failures are printed."""
+    cases = [c for c in load_model_tests(kind="node") if not pattern or re.search(pattern, c.name)]
     results = []
     start = time.time()
     for i, case in enumerate(cases):
         t0 = time.time()
         try:
-            status, detail = run_case(case, args.device)
+            status, detail = run_case(case, device)
         except Exception as e:
             status, detail = "fail", f"{type(e).__name__}: {e}"
-            if args.verbose:
+            if verbose:
                 traceback.print_exc()
         results.append((case.name, op_of(case), status, detail))
-        if args.verbose or status == "fail":
+        if verbose or status == "fail":
             print(f"[{i + 1}/{len(cases)}] {case.name}: {status} {detail[:200]} ({time.time() - t0:.1f}s)", flush=True)
-    counts = collections.Counter(r[2] for r in results)
-    print(f"{len(results)} cases in {time.time() - start:.0f}s: {counts['pass']} pass, {counts['fail']} fail, "
-          f"{counts['unsupported']} not supported")
-    if args.results:
-        with open(args.results, "w") as f:
-            for name, opname, status, detail in results:
-                f.write(f"{name}\t{opname}\t{status}\t{detail}\n")
-    if args.table:
-        write_table(results, args.table, args.device)
-    return 0
+    print(f"ran {len(results)} cases in {time.time() - start:.0f}s")
+    return results
+
+
+def read_results(paths: list[str]) -> list[tuple[str, str, str, str]]:
+    """The rows of ``--results`` files, by case name; a later file's row replaces an earlier one (a rerun)."""
+    rows: dict[str, tuple[str, str, str, str]] = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                name, opname, status, detail = line.rstrip("\n").split("\t", 3)
+                rows[name] = (name, opname, status, detail)
+    return sorted(rows.values())
 
 
 def cause(detail: str) -> str:

@@ -1,5 +1,6 @@
 """onnx's node test cases against kiln (cpu-llvm): a representative subset in the default suite, every case with
-KILN_ONNX_CONFORMANCE=full.
+KILN_ONNX_CONFORMANCE=full; on webgpu a smaller subset (``WEBGPU_SUBSET``) that crosses what WGSL lacks: 8-bit and
+64-bit integers, bf16, the float8/int4 bytes, sequences.
 
 The subset is the first passing case of every op the conformance run covers, plus cases that pin down semantics
 kiln's graph ops do not share (Resize coordinate modes, pooling with ceil_mode and padding, integer Div/Mod,
@@ -19,6 +20,7 @@ pytest.importorskip("onnx")
 from onnx.backend.test.loader import load_model_tests  # noqa: E402
 
 from kiln.onnx.conformance import run_case  # noqa: E402
+from tensor_cases import require  # noqa: E402
 
 FULL = os.environ.get("KILN_ONNX_CONFORMANCE") == "full"
 SUBSET = [
@@ -201,6 +203,30 @@ SUBSET = [
     "test_xor2d",
 ]
 
+WEBGPU_SUBSET = [
+    "test_add",
+    "test_argmax_no_keepdims_example",
+    "test_basic_conv_with_padding",
+    "test_bitshift_right_uint8",
+    "test_cast_FLOAT_to_BFLOAT16",
+    "test_cast_FLOAT_to_FLOAT8E4M3FN",
+    "test_cast_FLOAT_to_INT4",
+    "test_cumsum_1d_int32_exclusive",
+    "test_dequantizelinear",
+    "test_div_int8",
+    "test_gather_0",
+    "test_matmul_2d",
+    "test_maxpool_2d_uint8",
+    "test_mod_mixed_sign_int8",
+    "test_quantizelinear",
+    "test_reduce_sum_do_not_keepdims_example",
+    "test_relu",
+    "test_softmax_example",
+    "test_split_to_sequence_1",
+]
+"""Cases run on webgpu by default: ops that compute in widened (8-bit, bf16) or narrowed (64-bit) dtypes, the
+float8/int4 conversions, a sequence, and a few float kernels (the full webgpu run is the CLI, docs/onnx.md)."""
+
 
 @lru_cache(maxsize=1)
 def cases() -> dict:
@@ -220,4 +246,11 @@ def test_node_case(name):
     status, detail = run_case(cases()[name], "cpu-llvm")
     if FULL and status == "unsupported":
         pytest.skip(detail)
+    assert status == "pass", detail
+
+
+@pytest.mark.parametrize("name", WEBGPU_SUBSET)
+def test_node_case_webgpu(name):
+    require("webgpu")
+    status, detail = run_case(cases()[name], "webgpu")
     assert status == "pass", detail

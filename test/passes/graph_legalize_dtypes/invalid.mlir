@@ -19,3 +19,21 @@ func.func @wide(%x: !graph.tensor<2xf64>) -> !graph.tensor<2xf64> {
   %s = graph.mul %x, %c : (!graph.tensor<2xf64>, !graph.tensor<f64>) -> !graph.tensor<2xf64>
   func.return %s : !graph.tensor<2xf64>
 }
+
+// -----
+
+// A bitcast between f16 and a 16-bit integer has no 32-bit form.
+// ERR: error: graph-legalize-dtypes: graph.bitcast f16 -> i16 cannot run on webgpu, which computes 8- and 16-bit integers in 32 bits and bf16 in f32
+func.func @halfbits(%x: !graph.tensor<2xf16>) -> !graph.tensor<2xi16> {
+  %b = graph.bitcast %x : (!graph.tensor<2xf16>) -> !graph.tensor<2xi16>
+  func.return %b : !graph.tensor<2xi16>
+}
+
+// -----
+
+// bf16 <-> i16 would become f32 <-> i32 of the same width but another meaning.
+// ERR: error: graph-legalize-dtypes: graph.bitcast bf16 -> i16 cannot run on webgpu
+func.func @brainbits(%x: !graph.tensor<2xbf16>) -> !graph.tensor<2xi16> {
+  %b = graph.bitcast %x : (!graph.tensor<2xbf16>) -> !graph.tensor<2xi16>
+  func.return %b : !graph.tensor<2xi16>
+}
