@@ -5,7 +5,8 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
 - **register tiles** (kernels with a reduce and an output axis it varies along that some reduced load does not
   move along, as in a matmul): upcast the axis the store and loads walk contiguously by two vectors (one if it
   is shorter), padding it when that wastes little, and an axis with register reuse by 8 (GPUs: 4 and 4; on
-  CPUs a symbolic one, a JIT batch, is padded to 8 first);
+  CPUs a symbolic one, a JIT batch, is padded to 8 first); on CPUs, with no such contiguous axis (a transposed
+  B, as q k^T), two reuse axes by 8;
 - on CPU targets whose compiler does not vectorize loops itself (``vectorizes_loops`` false: cpu-c), otherwise:
   **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
   vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
