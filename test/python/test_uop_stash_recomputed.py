@@ -94,3 +94,12 @@ def test_attention_with_large_scores_matches_the_interpreter(device: str) -> Non
     want = jit(attention, device="interp")(q, k, v).numpy()
     got = jit(attention, device=device)(q, k, v).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_the_softmax_ptx_still_assembles() -> None:
+    from kiln.targets.ptx import emitter, toolchain
+
+    available, why = toolchain.available()
+    if not available:
+        pytest.skip(why)
+    toolchain.assemble(emitter.emit(uop_module(SOFTMAX, PIPELINES["lower-to-ptx"])), "sm_80")
