@@ -47,6 +47,7 @@ _PASSES: dict[str, str] = {
     "kernel-optimize": "kiln.compiler.kernel_optimize:KernelOptimize",
     "convert-kernel-to-uop": "kiln.lowering.kernel_to_uop:ConvertKernelToUop",
     "uop-simplify": "kiln.passes.uop_simplify:UopSimplify",
+    "uop-stash-recomputed": "kiln.passes.uop_stash_recomputed:UopStashRecomputed",
     "uop-decompose": "kiln.passes.uop_decompose:UopDecompose",
     "convert-uop-to-llvm": "kiln.lowering.uop_to_llvm:ConvertUopToLLVM",
     "convert-uop-to-cstyle": "kiln.lowering.uop_to_cstyle:ConvertUopToCStyle",
@@ -84,7 +85,7 @@ def _to_uop(target: str) -> list[str]:
 
 
 def _to_target(target: str, conversion: str) -> list[str]:
-    return [*_to_uop(target), f"uop-decompose{{target={target}}}", conversion]
+    return [*_to_uop(target), "uop-stash-recomputed", f"uop-decompose{{target={target}}}", conversion]
 
 
 PIPELINES: dict[str, str] = {

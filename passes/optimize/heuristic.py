@@ -5,7 +5,8 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
 - **register tiles** (kernels with a reduce and an output axis it varies along that some reduced load does not
   move along, as in a matmul): upcast the axis the store and loads walk contiguously by two vectors (one if it
   is shorter), padding it when that wastes little, and an axis with register reuse by 8 (GPUs: 4 and 4; on
-  CPUs a symbolic one, a JIT batch, is padded to 8 first);
+  CPUs a symbolic one, a JIT batch, is padded to 8 first); on CPUs, with no such contiguous axis (a transposed
+  B, as q k^T), two reuse axes by 8;
 - on CPU targets whose compiler does not vectorize loops itself (``vectorizes_loops`` false: cpu-c), otherwise:
   **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
   vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
@@ -163,25 +164,32 @@ class _Tuner:
             return False
         return self.attempt(OptOp.PADTO, r, amount) and self.attempt(OptOp.UPCAST, r, amount)
 
-    def register_tile(self, vectors: int, reuse_rows: tuple[int, ...], pad_rows: bool = False) -> bool:
+    def register_tile(self, vectors: int, reuse_rows: tuple[int, ...], pad_rows: bool = False,
+                      second_reuse: bool = False) -> bool:
         """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
         vectors when another axis brings register reuse, else by one) and that reuse axis (a symbolic one
-        padded to ``reuse_rows[0]`` when ``pad_rows``); whether anything was tiled."""
+        padded to ``reuse_rows[0]`` when ``pad_rows``); with ``second_reuse`` and no vector axis, a second reuse
+        axis by ``reuse_rows`` too; whether anything was tiled."""
         if not self.reduces():
             return False
         strides = Strides(self.kernel)
         v = self.vector_axis(strides)
         v = v if v in self.tiled_outputs() else None
         u = self.reuse_axis(strides, v, pad_rows)
+        # no vector axis (every output axis walks some reduced load with a stride, as k in q k^T): a second
+        # reuse axis makes the tile two-dimensional, each load then serving a row or a column of the tile
+        second = self.reuse_axis(strides, u, False) if second_reuse and v is None and u is not None else None
         tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1)
         if u is not None and const_size(u) is None:
             return self.upcast_padded(u, reuse_rows[0]) or tiled
+        tiled = (second is not None and self.upcast_divisor(second, reuse_rows)) or tiled
         return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
 
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
-        if not self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2), pad_rows=True) and not self.target.vectorizes_loops:
+        tiled = self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2), pad_rows=True, second_reuse=True)
+        if not tiled and not self.target.vectorizes_loops:
             self.partial_sums()
             self.vector_lanes()
         self.cores()
