@@ -53,7 +53,8 @@ def _fold(conv: NodeProto, bn: NodeProto, values: Values) -> NodeProto | None:
     if any(p.shape != (w.shape[0],) for p in (b, scale, beta, mean, var)):  # type: ignore[union-attr]
         return None
     inv = scale.astype(np.float64) / np.sqrt(var.astype(np.float64) + attrs.get("epsilon", 1e-5))  # type: ignore[union-attr]
-    new_w = (w * inv.reshape(-1, *[1] * (w.ndim - 1))).astype(w.dtype)  # type: ignore[union-attr]
+    # w * inv in float64, rounded once to w's dtype, without a float64 copy of the whole filter
+    new_w = np.multiply(w, inv.reshape(-1, *[1] * (w.ndim - 1)), out=np.empty_like(w), casting="unsafe")  # type: ignore[union-attr]
     new_b = ((b - mean) * inv + beta).astype(w.dtype)  # type: ignore[operator]
     w_name, b_name = f"{bn.output[0]}::folded_w", f"{bn.output[0]}::folded_b"
     values.set(w_name, new_w)
