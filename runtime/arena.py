@@ -20,16 +20,18 @@ def pack(sizes: Sequence[int], lifetimes: Sequence[tuple[int, int]], alignment: 
     """Offsets for buffers of ``sizes`` bytes live over the inclusive launch ranges ``lifetimes``, and the arena's
     size. Offsets are multiples of ``alignment``; two buffers share bytes only if their lifetimes are disjoint."""
     offsets = [0] * len(sizes)
-    placed: list[tuple[int, int, int, int]] = []  # (offset, end, first launch, last launch)
+    live: dict[int, list[int]] = {}  # launch -> the placed buffers it uses or that stay live across it
     total = 0
     for i in sorted(range(len(sizes)), key=lambda i: (-sizes[i], lifetimes[i])):
         first, last = lifetimes[i]
+        overlapping = {j for k in range(first, last + 1) for j in live.get(k, ())}
         offset = 0
-        for start, end, f, l in sorted(p for p in placed if p[2] <= last and first <= p[3]):
-            if offset + sizes[i] <= start:
+        for j in sorted(overlapping, key=offsets.__getitem__):
+            if offset + sizes[i] <= offsets[j]:
                 break
-            offset = max(offset, align_up(end, alignment))
+            offset = max(offset, align_up(offsets[j] + sizes[j], alignment))
         offsets[i] = offset
-        placed.append((offset, offset + sizes[i], first, last))
+        for k in range(first, last + 1):
+            live.setdefault(k, []).append(i)
         total = max(total, offset + sizes[i])
     return offsets, total
