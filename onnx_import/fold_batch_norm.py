@@ -31,6 +31,7 @@ def fold_batch_norms(graph: GraphProto, values: Values) -> list[NodeProto]:
             continue
         folded = _fold(nodes[conv_index], bn, values)
         if folded is not None:
+            _forget_parameters(nodes[conv_index], bn, values, readers)
             nodes[i] = folded
             dropped.add(conv_index)
     return [n for i, n in enumerate(nodes) if i not in dropped]
@@ -52,7 +53,8 @@ def _fold(conv: NodeProto, bn: NodeProto, values: Values) -> NodeProto | None:
     if any(p.shape != (w.shape[0],) for p in (b, scale, beta, mean, var)):  # type: ignore[union-attr]
         return None
     inv = scale.astype(np.float64) / np.sqrt(var.astype(np.float64) + attrs.get("epsilon", 1e-5))  # type: ignore[union-attr]
-    new_w = (w * inv.reshape(-1, *[1] * (w.ndim - 1))).astype(w.dtype)  # type: ignore[union-attr]
+    # w * inv in float64, rounded once to w's dtype, without a float64 copy of the whole filter
+    new_w = np.multiply(w, inv.reshape(-1, *[1] * (w.ndim - 1)), out=np.empty_like(w), casting="unsafe")  # type: ignore[union-attr]
     new_b = ((b - mean) * inv + beta).astype(w.dtype)  # type: ignore[operator]
     w_name, b_name = f"{bn.output[0]}::folded_w", f"{bn.output[0]}::folded_b"
     values.set(w_name, new_w)
@@ -60,6 +62,14 @@ def _fold(conv: NodeProto, bn: NodeProto, values: Values) -> NodeProto | None:
     folded = helper.make_node("Conv", [conv.input[0], w_name, b_name], [bn.output[0]], name=conv.name or bn.name)
     folded.attribute.extend(conv.attribute)
     return folded
+
+
+def _forget_parameters(conv: NodeProto, bn: NodeProto, values: Values, readers: Counter) -> None:
+    """Drop the pair's parameters that nothing else reads: the folded filter replaces the original, and holding
+    both would keep a second copy of every folded weight until the import ends (ResNet-50: 97 MiB)."""
+    for name in {*conv.input[1:], *bn.input[1:]}:
+        if name and readers[name] == (*conv.input[1:], *bn.input[1:]).count(name) and name in values:
+            values.drop(name)
 
 
 def _constant(values: Values, name: str) -> np.ndarray | None:

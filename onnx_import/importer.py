@@ -122,7 +122,7 @@ def import_model(
             continue
         if vi.name in static:
             v = static[vi.name]
-            values.set(vi.name, Sequence(tuple(map(np.asarray, v))) if isinstance(v, list) else np.asarray(v))
+            values.set(vi.name, Sequence(tuple(map(np.array, v))) if isinstance(v, list) else np.array(v))  # copies: the program keeps them
             continue
         given = shapes[vi.name] if shapes and vi.name in shapes else _DECLARED
         values.set(vi.name, input_value(vi.name, vi.type, given, dims, placeholders, values))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kiln.jit import Tensor
+from kiln.jit import Tensor, lazy
+from kiln.jit.dtypes import dtype_name, to_numpy
 from kiln.jit.tensor import default_device
 from kiln.onnx.errors import Unsupported
 from kiln.onnx.narrow import Narrow, narrow_type_of
@@ -23,7 +24,20 @@ def to_tensor(v: Tensor | np.ndarray | Narrow) -> Tensor:
     if t is not None:
         raise Unsupported(f"kiln computes with {t.name} values only in Cast, CastLike, QuantizeLinear and "
                           "DequantizeLinear")
-    return v if isinstance(v, Tensor) else Tensor(np.asarray(v), device=DEVICE)
+    return v if isinstance(v, Tensor) else constant_tensor(np.asarray(v))
+
+
+def constant_tensor(array: np.ndarray) -> Tensor:
+    """An import-time constant as a tensor of the program that shares the array's memory when it can.
+
+    ``Tensor(array)`` copies (a user's array may change after the call), so every weight would be held twice
+    while a model imports, and its copy kept afterwards. The importer's constants are its own and never written
+    (initializers are decoded fresh, folds make new arrays, ``static`` inputs are copied on entry), so the lazy
+    leaf can hold the array itself; a strided view or a dtype the program spells differently is still copied.
+    """
+    name = dtype_name(array.dtype)
+    data = np.asarray(array, dtype=to_numpy(name), order="C")
+    return Tensor._of(lazy.buffer(data, name), DEVICE)
 
 
 def shape(t: Tensor) -> tuple:
@@ -45,6 +59,10 @@ class Values:
 
     def set(self, name: str, value: Tensor | np.ndarray) -> None:
         self._values[name] = value
+
+    def drop(self, name: str) -> None:
+        """Forget a value no node reads any more, so its memory (an import-time weight) is freed now."""
+        del self._values[name]
 
     def get(self, name: str) -> Tensor | np.ndarray:
         if name not in self._values:

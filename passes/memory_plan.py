@@ -5,7 +5,9 @@ never reads and writes the same storage). Buffers are assigned greedily, in orde
 free slot (best fit by size at the symbols' upper bounds), else to a new slot. Function results get
 slots of their own, so a result is never overwritten by a later kernel. The function records
 `kernel.peak_bytes` (the slots' sizes at the symbols' upper bounds) and `kernel.unplanned_bytes`
-(what one buffer per value would take), so the saving shows in the IR.
+(what one buffer per value would take), so the saving shows in the IR. The GPU devices allocate these slots;
+the CPU runtime packs the same buffers into one arena per binding of the symbols (``kiln.runtime.arena``), which
+needs no more than the slots and often less (a slot is as large as its largest buffer for every later one).
 """
 
 from __future__ import annotations

@@ -7,19 +7,23 @@ JSON-serializable, so a compile-cache hit rebuilds it without touching xDSL.
 
 An ``Executable`` joins a spec with the loaded kernels (entry addresses) and runs it. Everything that does not
 depend on the call's arguments is computed once: ctypes prototypes, argument gatherers, and, per distinct
-binding of the symbols, a ``_Plan`` (slot sizes, launch extents and thread chunks, output views). A call then
+binding of the symbols, a ``_Plan`` (arena offsets, launch extents and thread chunks, output views). A call then
 checks and binds its inputs, allocates output storage, and runs a tight loop of ctypes calls.
 
-Memory: buffers sharing a slot share storage, sized to the slot's largest buffer and aligned to 64 bytes.
-Storage is kept by the Executable between calls, so a steady-state call faults in no fresh pages (a memory-bound
-kernel writing a fresh 64 MiB output paid ~16k page faults per call). Slots that hold no output are scratch: one
-storage each, grown when a larger binding needs more. A slot that holds an output keeps up to ``OUTPUT_STORAGES``
+Memory: the intermediate buffers (those that are neither inputs nor outputs) live in one arena, each at an
+offset that ``kiln.runtime.arena.pack`` chooses per binding of the symbols from the buffers' actual sizes and the
+launches that use them, so buffers whose lifetimes do not overlap share bytes (the spec's slots, planned by the
+compiler at the symbols' upper bounds, are what the GPU devices use). Offsets and storage are aligned to 64 bytes.
+The arena is kept by the Executable between calls and grown when a larger binding needs more, so a steady-state
+call faults in no fresh pages (a memory-bound kernel writing a fresh 64 MiB output paid ~16k page faults per
+call). Each output buffer has storage of its own and keeps up to ``OUTPUT_STORAGES``
 storages, and a call reuses one only when nothing refers to it any more: every array made from it (the returned
 view, its views, a ``Tensor`` holding it) keeps the storage array alive through numpy's ``base``, so its
 reference count says whether the caller still holds a result; a result the caller holds is never overwritten.
-Two storages let ``y = f(x)`` in a loop alternate between them. An output is returned as a view of its slot's
-storage, except that it is copied when it is an input of the call or when its slot also holds another output. ``last_peak_bytes`` (after a call) and ``peak_bytes(**symbols)`` give the bytes of slot
-storage a call uses (inputs not included).
+Two storages let ``y = f(x)`` in a loop alternate between them. An output is returned as a view of its
+storage, except that it is copied when it is an input of the call or when the same buffer is returned again.
+``last_peak_bytes`` (after a call) and ``peak_bytes(**symbols)`` give the bytes of arena and output storage a call
+uses (inputs not included).
 
 CPU calling convention (the emitters produce it): a kernel is ``void name(args..., i64 core_start, i64
 core_end)``; ``args`` follow the launch's argument order, buffers as pointers, symbols as int64. The last two
@@ -46,13 +50,14 @@ from kiln.dialects.types import DTYPES, Shape, to_numpy
 from kiln.support.errors import CompileError, InputError
 from kiln.targets.loaded import LoadedKernels
 from kiln.support.symbolic import compile_size, size_symbols
+from kiln.runtime.arena import pack
 from kiln.runtime.threads import Range, ThreadPool, default_pool
 
 ALIGNMENT = 64
-"""Byte alignment of slot storage (one cache line; a full AVX-512 vector)."""
+"""Byte alignment of arena offsets and storage (one cache line; a full AVX-512 vector)."""
 
 OUTPUT_STORAGES = 2
-"""Storages an Executable keeps per output slot for reuse once the caller has dropped the results in them."""
+"""Storages an Executable keeps per output buffer for reuse once the caller has dropped the results in them."""
 
 MAX_PLANS = 64
 """Symbol bindings whose launch plans an Executable remembers (oldest forgotten first)."""
@@ -221,18 +226,24 @@ class ProgramSpec:
 class _Plan:
     """Everything about a call that depends only on the symbol values."""
 
-    __slots__ = ("symbol_values", "slot_bytes", "peak_bytes", "launches", "outputs")
+    __slots__ = ("symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "outputs")
 
     def __init__(
         self,
         symbol_values: list[int],
-        slot_bytes: list[int],
+        offsets: list[int],
+        arena_bytes: int,
+        output_bytes: list[int],
         launches: list[tuple[Callable[..., None], Callable[[list[int]], tuple[int, ...]], tuple[Range, ...]]],
         outputs: list[tuple[str, int, int, np.dtype, tuple[int, ...], bool]],
     ):
         self.symbol_values = symbol_values
-        self.slot_bytes = slot_bytes
-        self.peak_bytes = sum(slot_bytes)
+        self.offsets = offsets
+        """Per intermediate buffer (``Executable._intermediates`` order), its offset in the arena."""
+        self.arena_bytes = arena_bytes
+        self.output_bytes = output_bytes
+        """Per output buffer (``Executable._output_buffers`` order), its size."""
+        self.peak_bytes = arena_bytes + sum(output_bytes)
         self.launches = launches
         self.outputs = outputs
 
@@ -272,7 +283,7 @@ def _remember(memo: dict[Any, _Plan], key: Any, plan: _Plan) -> None:
 
 
 Storage = tuple[np.ndarray, int, int]
-"""Slot storage, as ``_aligned`` makes it: (raw array, offset of the aligned start, aligned address)."""
+"""Arena or output storage, as ``_aligned`` makes it: (raw array, offset of the aligned start, aligned address)."""
 
 
 def _aligned(nbytes: int) -> Storage:
@@ -313,15 +324,15 @@ class Executable:
         self._symbols = [n for n, _, _ in spec.symbols]
         self._bounds = spec.symbol_bounds
         self._buffers = {b.id: b for b in spec.buffers}
-        slot_ids = sorted({b.slot for b in spec.buffers if b.slot is not None})
-        self._slot_index = {s: i for i, s in enumerate(slot_ids)}
-        output_slots = [self._slot_index[self._buffers[o].slot] for o in spec.outputs if self._buffers[o].slot is not None]
-        self._output_slots = sorted(set(output_slots))
-        self._shared_output_slots = {s for s in output_slots if output_slots.count(s) > 1}
-        self._scratch_slots = [i for i in range(len(slot_ids)) if i not in set(output_slots)]
-        self._scratch: dict[int, tuple[np.ndarray, int, int]] = {}  # slot -> (raw, capacity, address)
-        self._held_outputs: dict[int, list[Storage]] = {s: [] for s in self._output_slots}
-        self._scratch_lock = threading.Lock()  # guards the scratch and the held output storage
+        returned = [o for o in spec.outputs if self._buffers[o].input is None]
+        self._output_buffers = list(dict.fromkeys(returned))
+        self._intermediates = [b.id for b in spec.buffers if b.input is None and b.id not in set(returned)]
+        self._lifetimes = self._launch_ranges(self._intermediates)
+        self._places = {b: i for i, b in enumerate(self._intermediates + self._output_buffers)}
+        """Buffer id -> its address's index among the call's storage addresses (after the inputs)."""
+        self._arena: tuple[np.ndarray, int, int] | None = None  # (raw, capacity, aligned address)
+        self._held_outputs: list[list[Storage]] = [[] for _ in self._output_buffers]
+        self._scratch_lock = threading.Lock()  # guards the arena and the held output storage
         self._functions = [self._function(launch, kernels) for launch in spec.launches]
         self._plans: dict[tuple[int, ...], _Plan] = {}  # by symbol values
         self._plans_by_shapes: dict[tuple[tuple[int, ...], ...], _Plan] = {}  # by input shapes
@@ -343,7 +354,11 @@ class Executable:
         raws: dict[int, tuple[np.ndarray, int]] = {}
         locked = self._scratch_lock.acquire(blocking=False)
         try:
-            vals += self._slot_addresses(plan, raws, locked)
+            # another thread running this Executable holds the arena: this call gets one of its own
+            arena = self._held_arena(plan.arena_bytes) if locked else _aligned(plan.arena_bytes)
+            base = arena[2]
+            vals += [base + offset for offset in plan.offsets]
+            vals += self._output_addresses(plan, raws, locked)
             vals += plan.symbol_values
             pool = self._pool
             for fn, gather, ranges in plan.launches:
@@ -360,7 +375,7 @@ class Executable:
         return [self._output(o, args, raws) for o in plan.outputs]
 
     def peak_bytes(self, **symbols: int) -> int:
-        """Bytes of slot storage a call with these symbol values uses."""
+        """Bytes of arena and output storage a call with these symbol values uses."""
         missing = set(self._symbols) - symbols.keys()
         if missing:
             raise InputError(f"{self.spec.name}: peak_bytes needs values for {sorted(missing)}")
@@ -368,29 +383,25 @@ class Executable:
         self._check_bounds(dict(zip(self._symbols, key)))
         return self._plan(key).peak_bytes
 
-    def _slot_addresses(self, plan: _Plan, raws: dict[int, tuple[np.ndarray, int]], use_scratch: bool) -> list[int]:
-        addrs = [0] * len(plan.slot_bytes)
-        for s in self._output_slots:
-            need = plan.slot_bytes[s]
-            raw, offset, addrs[s] = self._output_storage(s, need) if use_scratch else _aligned(need)
-            raws[s] = (raw, offset)
-        for s in self._scratch_slots:
-            need = plan.slot_bytes[s]
-            if not use_scratch:  # another thread is running this Executable with the scratch storage
-                raw, offset, addrs[s] = _aligned(need)
-                raws[s] = (raw, offset)
-                continue
-            held = self._scratch.get(s)
-            if held is None or held[1] < need:
-                raw, _, address = _aligned(need)
-                held = self._scratch[s] = (raw, need, address)
-            addrs[s] = held[2]
+    def _held_arena(self, nbytes: int) -> tuple[np.ndarray, int, int]:
+        """The Executable's arena, replaced by a larger one when this binding needs more."""
+        if self._arena is None or self._arena[1] < nbytes:
+            raw, _, address = _aligned(nbytes)
+            self._arena = (raw, nbytes, address)
+        return self._arena
+
+    def _output_addresses(self, plan: _Plan, raws: dict[int, tuple[np.ndarray, int]], use_held: bool) -> list[int]:
+        addrs = []
+        for i, need in enumerate(plan.output_bytes):
+            raw, offset, address = self._output_storage(i, need) if use_held else _aligned(need)
+            raws[i] = (raw, offset)
+            addrs.append(address)
         return addrs
 
-    def _output_storage(self, slot: int, nbytes: int) -> Storage:
-        """Held storage of output slot ``slot`` that no result refers to any more, else fresh storage (held in
+    def _output_storage(self, index: int, nbytes: int) -> Storage:
+        """Held storage of output buffer ``index`` that no result refers to any more, else fresh storage (held in
         place of a free one that is too small, or added while fewer than ``OUTPUT_STORAGES`` are held)."""
-        held = self._held_outputs[slot]
+        held = self._held_outputs[index]
         for storage in held:
             if _free(storage, nbytes):
                 return storage
@@ -482,11 +493,20 @@ class Executable:
         kinds = tuple(kind for kind, _ in launch.args)
         return _prototype(kinds)(kernels.addresses[launch.kernel])
 
+    def _launch_ranges(self, buffers: Sequence[int]) -> list[tuple[int, int] | None]:
+        """Per buffer, the first and last launch that uses it (None: no launch does)."""
+        used: dict[int, list[int]] = {}
+        for k, launch in enumerate(self.spec.launches):
+            for kind, v in launch.args:
+                if kind == "buf":
+                    used.setdefault(v, []).append(k)  # type: ignore[arg-type]
+        return [(used[b][0], used[b][-1]) if b in used else None for b in buffers]
+
     def _plan(self, key: tuple[int, ...]) -> _Plan:
         if (known := self._plans.get(key)) is not None:
             return known
         env = dict(zip(self._symbols, key))
-        n_in, n_slots = self._n_inputs, len(self._slot_index)
+        n_in, n_places = self._n_inputs, len(self._places)
 
         def nbytes(b: BufferSpec) -> int:
             n = to_numpy(b.dtype).itemsize
@@ -497,17 +517,14 @@ class Executable:
         def concrete(shape: Shape) -> tuple[int, ...]:
             return tuple(env[d] if isinstance(d, str) else d for d in shape)
 
-        slot_bytes = [0] * n_slots
-        for b in self.spec.buffers:
-            if b.slot is not None:
-                s = self._slot_index[b.slot]
-                slot_bytes[s] = max(slot_bytes[s], nbytes(b))
+        sizes = [nbytes(self._buffers[b]) if self._lifetimes[i] else 0 for i, b in enumerate(self._intermediates)]
+        offsets, arena_bytes = pack(sizes, [life or (0, 0) for life in self._lifetimes], ALIGNMENT)
 
         def position(kind: str, v: int | str) -> int:
             if kind == "sym":
-                return n_in + n_slots + self._symbols.index(v)  # type: ignore[arg-type]
+                return n_in + n_places + self._symbols.index(v)  # type: ignore[arg-type]
             b = self._buffers[v]  # type: ignore[index]
-            return b.input if b.input is not None else n_in + self._slot_index[b.slot]  # type: ignore[index]
+            return b.input if b.input is not None else n_in + self._places[b.id]
 
         launches = []
         for launch, fn in zip(self.spec.launches, self._functions):
@@ -526,11 +543,11 @@ class Executable:
             if b.input is not None:
                 outputs.append(("input", b.input, 0, to_numpy(b.dtype), (), True))
                 continue
-            s = self._slot_index[b.slot]  # type: ignore[index]
-            copy = s in self._shared_output_slots and s in seen
-            seen.add(s)
-            outputs.append(("slot", s, nbytes(b), to_numpy(b.dtype), concrete(b.shape), copy))
+            index = self._output_buffers.index(o)
+            outputs.append(("output", index, nbytes(b), to_numpy(b.dtype), concrete(b.shape), index in seen))
+            seen.add(index)
 
-        plan = _Plan(list(key), slot_bytes, launches, outputs)
+        output_bytes = [nbytes(self._buffers[o]) for o in self._output_buffers]
+        plan = _Plan(list(key), offsets, arena_bytes, output_bytes, launches, outputs)
         _remember(self._plans, key, plan)
         return plan

@@ -213,7 +213,8 @@ def test_input_errors(args: tuple, message: str) -> None:
 
 
 def test_static_shapes_and_slot_sharing() -> None:
-    # out = ((a * b) + a) * b: t0 and t2 share slot 0 (t0 is dead once t1 is written), t1 has slot 1
+    # out = ((a * b) + a) * b: t0 and t2 share slot 0 (t0 is dead once t1 is written), t1 has slot 1; the
+    # runtime keeps t0 and t1 in its arena and gives the output t2 storage of its own
     shape = (2, 3)
     spec = ProgramSpec(
         name="chain",
@@ -240,7 +241,36 @@ def test_static_shapes_and_slot_sharing() -> None:
     np.testing.assert_allclose(out, (a * b + a) * b, rtol=1e-6)
     assert b_out is not b and np.array_equal(b_out, b)  # an output that is an input is copied
     assert again is not out and np.array_equal(again, out)  # the same buffer returned twice: two arrays
-    assert exe.last_peak_bytes == 2 * 6 * 4
+    assert exe.last_peak_bytes == 64 + 6 * 4 + 6 * 4  # t0 and t1 (live together, t1 at the next aligned offset), out
+
+
+@pytest.mark.parametrize("length", [3, 12])
+def test_a_chain_of_launches_uses_two_intermediate_buffers(length: int) -> None:
+    """t1 = a * b, t(k+1) = t(k) + a, out = t(length) * b: whatever the chain's length, two intermediates are
+    live at once, so the arena holds two (each slot of the spec is given to one buffer only, the worst plan)."""
+    shape = (100,)
+    temps = list(range(2, 2 + length))
+    launches = [LaunchSpec("mul", (("buf", 0), ("buf", 1), ("buf", temps[0])), "100", 1)]
+    launches += [LaunchSpec("add", (("buf", t), ("buf", 0), ("buf", u)), "100", 1) for t, u in zip(temps, temps[1:])]
+    out = temps[-1] + 1
+    launches.append(LaunchSpec("mul", (("buf", temps[-1]), ("buf", 1), ("buf", out)), "100", 1))
+    spec = ProgramSpec(
+        name="chain",
+        inputs=(TensorSpec(shape, "f32"),) * 2,
+        symbols=(),
+        buffers=(BufferSpec(0, shape, "f32", input=0), BufferSpec(1, shape, "f32", input=1),
+                 *(BufferSpec(t, shape, "f32", slot=t) for t in [*temps, out])),
+        outputs=(out,),
+        launches=tuple(launches),
+        kernels=KernelsArtifact("cpu-llvm", kernels_source("cpu-llvm", {"mul": "mul", "add": "add"}, ())),
+    )
+    exe = build(spec)
+    a, b = inputs(100, 2)
+    want = a * b
+    for _ in range(length - 1):
+        want = want + a
+    np.testing.assert_allclose(exe(a, b)[0], want * b, rtol=1e-5)
+    assert exe.last_peak_bytes == 448 + 400 + 400  # two 400-byte intermediates (the second at offset 448), out
 
 
 @pytest.mark.parametrize("target", TARGETS)
