@@ -4,6 +4,8 @@ masked and split kernels (run on cpu-llvm against numpy), the cost estimate, the
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -164,6 +166,14 @@ def test_matmul_opts_compute_the_same(opts: str) -> None:
     a, b = rng.standard_normal((12, 32)).astype(np.float32), rng.standard_normal((32, 64)).astype(np.float32)
     (got,) = run(k, [a, b])
     np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("registers, rows", [(32, 8), (16, 4)])
+def test_the_cpu_register_tile_fits_the_vector_registers(registers: int, rows: int) -> None:
+    """8 rows x 2 vectors of accumulators with AVX-512's 32 registers; with AVX2's 16 they would spill: 4 rows."""
+    k = matmul(m=64)
+    target = dataclasses.replace(CPU, vector_bytes=32, vector_widths={}, vector_registers=registers)
+    assert format_opts(heuristic_opts(k, target)) == f"upcast:1:8,upcast:1:2,upcast:0:{rows}"
 
 
 # ---------------------------------------------------------------------------------------------
