@@ -45,6 +45,10 @@ class TargetDescription:
     """Width of the ``index`` type in generated code (64 on CPUs; 32 on most GPUs)."""
     vector_bytes: int
     """Width of the widest native SIMD register (CPU) or vector load (GPU), in bytes."""
+    vector_registers: int = 16
+    """CPU: architectural SIMD registers of that width (x86-64: 32 with AVX-512, else 16; AArch64: 32). A
+    register tile's accumulators, its loaded vectors and a broadcast must fit, or the compiler spills them in
+    the inner loop. GPUs: not used."""
     has_local: bool = False
     """Workgroup-local memory and barriers exist (``local``/``group_reduce`` ranges, ``uop.define_local``)."""
     has_threads: bool = False
@@ -177,6 +181,7 @@ def host_cpu_description(name: str, emitter: str, vectorizes_loops: bool = False
         alu_ops=natively_rendered(emitter)[0],
         index_bits=64,
         vector_bytes=host_vector_bytes(),
+        vector_registers=host_vector_registers(),
         has_threads=True,
         cpu_cores=usable_cores(),
         vectorizes_loops=vectorizes_loops,
@@ -209,5 +214,13 @@ def host_vector_bytes() -> int:
     if "+avx512f" in features:
         return 64
     if "+avx2" in features:
+        return 32
+    return 16
+
+
+def host_vector_registers() -> int:
+    """The host's SIMD registers: 32 on AArch64 and with AVX-512, else 16 (x86-64's ymm/xmm0-15)."""
+    triple = host_cpu()[0]
+    if triple.startswith(("aarch64", "arm64")) or "+avx512f" in host_cpu()[2].split(","):
         return 32
     return 16

@@ -29,9 +29,11 @@ from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, item
 from kiln.passes.optimize.heuristic import CPU_VECTORS, REUSE_TILE
 from kiln.capabilities.description import target_for_pass
 
-PACK_MIN_BYTES = 2 << 20
-"""B must be at least this large (2 MiB, twice a core's L2) for its panels to thrash; measured (docs/performance.md):
-512 x 512 f32 (1 MiB) runs as fast unpacked, 1024 x 1024 is 1.1-1.4x faster packed and 2048 x 2048 7-14x."""
+PACK_MIN_BYTES = 1 << 20
+"""B must be at least this large (1 MiB: 512 x 512 f32) for its panels to thrash; measured (docs/performance.md):
+1024 x 1024 is 1.1-1.4x faster packed and 2048 x 2048 7-14x. With the 4-row tile of a 16-register host (AVX2)
+every B panel is read twice as often as with 8 rows: 512 x 512 packed took 34 ms instead of 63 (median, 2 threads,
+load 14), the MLP's 784 x 512 layer 39 instead of 57; 256 x 256 (256 KiB) gained nothing."""
 PACK_MIN_ROWS = 8 * REUSE_TILE
 """Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per REUSE_TILE rows."""
 PACKED_DTYPES = frozenset({"f32", "f64"})

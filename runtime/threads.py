@@ -2,8 +2,8 @@
 
 CPU kernels take ``(..., core_start, core_end)``: the half-open slice of their outermost parallel range that one
 call computes (docs/internals.md, "CPU calling convention"). A launch whose estimated work (``core_extent`` x
-``core_work``) is at least ``PARALLEL_MIN_WORK`` is cut into contiguous chunks, up to ``CHUNKS_PER_THREAD`` per
-thread; the calling thread runs the first chunk itself while the workers take the others from a queue (ctypes
+``core_work``) is at least ``PARALLEL_MIN_WORK`` is cut into contiguous chunks: one per thread, and up to
+``CHUNKS_PER_THREAD`` per thread when every chunk still holds ``CHUNK_MIN_WORK``; the calling thread runs the first chunk itself while the workers take the others from a queue (ctypes
 releases the GIL during the call), and then takes queued chunks too. Several chunks per thread balance the load
 when another process holds a core for a while: a thread that got a whole core runs more chunks. Smaller launches
 run inline: waking a worker costs tens of microseconds.
@@ -29,8 +29,15 @@ of a 64-element kernel took 22-50 us per call instead of 5-12 us). At 0.1-1 ns p
 2^18 ops are some 25-250 us of work, where halving it starts to pay for the hand-off."""
 
 CHUNKS_PER_THREAD = 4
-"""Chunks a big launch is cut into per thread, each at least ``PARALLEL_MIN_WORK``. Measured on a 1024 matmul (2
+"""Chunks a big launch is cut into per thread, each at least ``CHUNK_MIN_WORK``. Measured on a 1024 matmul (2
 threads, load average 5.5 from other processes): median 53 ms with 4 chunks per thread, 76 ms with one."""
+
+CHUNK_MIN_WORK = 1 << 25
+"""Estimated ops below which a launch gets no more than one chunk per thread. Every further chunk is a hand-off:
+the worker takes the GIL to report it and to take the next, and the caller may go to sleep waiting for the
+last one, which on a loaded machine costs a time slice. 256^2 matmul (~38M estimated ops), 2 threads, load 17,
+medians of 60 rotated calls in one process: 8 chunks 15-20 ms, 4 chunks 1.7-2.9 ms, 2 chunks 1.0-1.4 ms
+(onnxruntime 0.85-1.2 ms)."""
 
 UNKNOWN_CORE_WORK = PARALLEL_MIN_WORK
 """Work assumed per index when the lowering gave no estimate: large, so any extent >= 2 is split."""
@@ -53,7 +60,7 @@ class ThreadPool:
         work = extent * (UNKNOWN_CORE_WORK if core_work is None else core_work)
         if self.size == 1 or extent < 2 or work < PARALLEL_MIN_WORK:
             return ((0, extent),)
-        parts = max(min(self.size, extent), min(extent, self.size * CHUNKS_PER_THREAD, work // PARALLEL_MIN_WORK))
+        parts = max(min(self.size, extent), min(extent, self.size * CHUNKS_PER_THREAD, work // CHUNK_MIN_WORK))
         step = -(-extent // parts)
         return tuple((lo, min(lo + step, extent)) for lo in range(0, extent, step))
 

@@ -29,10 +29,6 @@ from kiln.passes.optimize.space import (
 )
 from kiln.capabilities.description import TargetDescription
 
-VECTOR_REGISTERS = 32
-"""Vector registers of the host SIMD unit (AVX-512 and AArch64 have 32); GPUs are not limited here."""
-
-
 def estimate(kernel: K.KernelOp, target: TargetDescription) -> float:
     """Relative cost of running ``kernel`` on ``target`` (lower is faster)."""
     bounds = declared_dims(kernel)
@@ -81,4 +77,4 @@ def _spill_factor(kernel: K.KernelOp, target: TargetDescription) -> float:
         return 1.0
     expanded = math.prod(const_size(r) or 1 for r in ranges(kernel) if kind(r) == AxisKind.UPCAST)
     width = max(1, target.vector_bytes // 4)
-    return 2.0 if expanded / width > VECTOR_REGISTERS - 4 else 1.0
+    return 2.0 if expanded / width > target.vector_registers - 4 else 1.0

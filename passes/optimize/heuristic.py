@@ -44,11 +44,19 @@ from kiln.capabilities.description import TargetDescription
 
 CPU_VECTORS = 2
 REUSE_TILE = 8
-"""A CPU register tile is REUSE_TILE rows of CPU_VECTORS vectors: 8 x 2 = 16 accumulator registers of AVX-512's
-32, with room for the loaded vectors and broadcasts."""
+"""A CPU register tile is at most REUSE_TILE rows of CPU_VECTORS vectors: 8 x 2 = 16 accumulator registers of
+AVX-512's 32, with room for the loaded vectors and broadcasts. With 16 registers (AVX2) it is 4 rows
+(``cpu_tile_rows``)."""
+SCALAR_TILE_ROWS = (REUSE_TILE, 4, 2)
+"""Both sides of a CPU tile without a vector axis (q k^T): attention's scores on AVX2 (load 12) took 148 ms with
+8 columns, 50 ms with 4 x 8 and 39-46 ms with 8 x 8, spills and all."""
 GPU_TILE = 4
 MAX_PAD_WASTE = 0.25
 """Pad an axis to a multiple of the vector width only if at most this fraction of the work is padding."""
+MAX_TILE_PAD_WASTE = 0.5
+"""The same for the vector axis of a CPU register tile: its alternative is one scalar accumulator per column, so a
+narrow output is worth padding further. The MLP's 256x512 @ 512x10 layer (cpu-llvm, load 13-14): 815 us median
+with 4 rows of 10 scalar columns, 294 us padded to 2 vectors of 8 (``padto:1:16``)."""
 GPU_LOCAL_THREADS = 128
 GROUP_OUTPUT_LIMIT = 2048
 """GPU reductions with at most this many outputs get a grouped (workgroup-parallel) reduce."""
@@ -67,6 +75,14 @@ def heuristic_opts(kernel: K.KernelOp, target: TargetDescription) -> list[Opt]:
     else:
         tuner.cpu()
     return tuner.applied
+
+
+def cpu_tile_rows(target: TargetDescription) -> tuple[int, ...]:
+    """The row counts of a CPU register tile, largest first: those whose accumulators (rows x CPU_VECTORS), the
+    row's CPU_VECTORS loaded vectors and one broadcast fit the target's vector registers. With AVX2's 16 the 8-row
+    tile spilled in its inner loop (256^2 matmul, 2 threads: median 1.42 ms with 8 rows, 0.81 ms with 4)."""
+    rows = tuple(r for r in (REUSE_TILE, 4, 2) if (r + 1) * CPU_VECTORS + 1 <= target.vector_registers)
+    return rows or (2,)
 
 
 class _Tuner:
@@ -136,7 +152,7 @@ class _Tuner:
 
     # -- shared steps -----------------------------------------------------------------------
 
-    def upcast_vector(self, r: K.RangeOp, vectors: int) -> bool:
+    def upcast_vector(self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE) -> bool:
         """Upcast ``r`` by ``vectors`` vectors: a range of one vector's lanes, then (when ``vectors`` > 1 and it
         divides) a range counting the vectors, so each vector access is the lanes of one range. The axis is
         padded to a multiple of the width first when that wastes little."""
@@ -145,7 +161,7 @@ class _Tuner:
             return False
         if size % self.width:
             padded = -(-size // self.width) * self.width
-            if (padded - size) / padded > MAX_PAD_WASTE or not self.attempt(OptOp.PADTO, r, self.width):
+            if (padded - size) / padded > max_waste or not self.attempt(OptOp.PADTO, r, self.width):
                 return False
         if not self.attempt(OptOp.UPCAST, r, self.width):
             return False
@@ -164,12 +180,14 @@ class _Tuner:
             return False
         return self.attempt(OptOp.PADTO, r, amount) and self.attempt(OptOp.UPCAST, r, amount)
 
-    def register_tile(self, vectors: int, reuse_rows: tuple[int, ...], pad_rows: bool = False,
-                      second_reuse: bool = False) -> bool:
+    def register_tile(
+        self, vectors: int, reuse_rows: tuple[int, ...], pad_rows: bool = False, max_waste: float = MAX_PAD_WASTE,
+        second_reuse: bool = False,
+    ) -> bool:
         """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
         vectors when another axis brings register reuse, else by one) and that reuse axis (a symbolic one
         padded to ``reuse_rows[0]`` when ``pad_rows``); with ``second_reuse`` and no vector axis, a second reuse
-        axis by ``reuse_rows`` too; whether anything was tiled."""
+        axis, both by ``SCALAR_TILE_ROWS``; whether anything was tiled."""
         if not self.reduces():
             return False
         strides = Strides(self.kernel)
@@ -179,16 +197,19 @@ class _Tuner:
         # no vector axis (every output axis walks some reduced load with a stride, as k in q k^T): a second
         # reuse axis makes the tile two-dimensional, each load then serving a row or a column of the tile
         second = self.reuse_axis(strides, u, False) if second_reuse and v is None and u is not None else None
-        tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1)
+        tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1, max_waste)
         if u is not None and const_size(u) is None:
             return self.upcast_padded(u, reuse_rows[0]) or tiled
-        tiled = (second is not None and self.upcast_divisor(second, reuse_rows)) or tiled
+        if second is not None:  # a tile of scalar accumulators: not sized by the vector registers
+            reuse_rows = SCALAR_TILE_ROWS
+            tiled = self.upcast_divisor(second, reuse_rows) or tiled
         return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
 
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
-        tiled = self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2), pad_rows=True, second_reuse=True)
+        tiled = self.register_tile(CPU_VECTORS, cpu_tile_rows(self.target), pad_rows=True,
+                                   max_waste=MAX_TILE_PAD_WASTE, second_reuse=True)
         if not tiled and not self.target.vectorizes_loops:
             self.partial_sums()
             self.vector_lanes()

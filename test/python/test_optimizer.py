@@ -4,6 +4,8 @@ masked and split kernels (run on cpu-llvm against numpy), the cost estimate, the
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -162,6 +164,31 @@ def test_matmul_opts_compute_the_same(opts: str) -> None:
     apply_opts(k, parse_opts(opts), CPU)
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal((12, 32)).astype(np.float32), rng.standard_normal((32, 64)).astype(np.float32)
+    (got,) = run(k, [a, b])
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("registers, rows", [(32, 8), (16, 4)])
+def test_the_cpu_register_tile_fits_the_vector_registers(registers: int, rows: int) -> None:
+    """8 rows x 2 vectors of accumulators with AVX-512's 32 registers; with AVX2's 16 they would spill: 4 rows."""
+    k = matmul(m=64)
+    target = dataclasses.replace(CPU, vector_bytes=32, vector_widths={}, vector_registers=registers)
+    assert format_opts(heuristic_opts(k, target)) == f"upcast:1:8,upcast:1:2,upcast:0:{rows}"
+
+
+def test_a_narrow_register_tile_is_padded_to_vectors() -> None:
+    """10 columns: padded to 2 vectors of 8 (37.5% padding) rather than 10 scalar accumulators per row."""
+    k = parse_kernel((MATMUL % ("mm", 16, 16, 16)).replace("64", "10"))
+    target = dataclasses.replace(CPU, vector_bytes=32, vector_widths={}, vector_registers=16)
+    assert format_opts(heuristic_opts(k, target)) == "padto:1:8,upcast:1:8,upcast:1:2,upcast:0:4"
+
+
+@needs_cpu
+def test_the_narrow_tile_on_the_host_computes_the_matmul() -> None:
+    k = parse_kernel((MATMUL % ("mm", 12, 12, 12)).replace("64", "10"))
+    heuristic_opts(k, CPU)
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((12, 32)).astype(np.float32), rng.standard_normal((32, 10)).astype(np.float32)
     (got,) = run(k, [a, b])
     np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
 

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from kiln.runtime.threads import CHUNKS_PER_THREAD, PARALLEL_MIN_WORK, ThreadPool, default_pool
+from kiln.runtime.threads import CHUNK_MIN_WORK, CHUNKS_PER_THREAD, PARALLEL_MIN_WORK, ThreadPool, default_pool
 from kiln.capabilities.description import usable_cores
 
 
@@ -25,9 +25,10 @@ def test_big_launches_get_a_few_contiguous_chunks_per_thread(size: int, extent: 
 
 def test_chunks_hold_enough_work_to_pay_for_a_hand_off() -> None:
     pool = ThreadPool(4)
-    assert len(pool.split(PARALLEL_MIN_WORK * 6, 1)) == 6
-    assert len(pool.split(PARALLEL_MIN_WORK * 100, 1)) == 4 * CHUNKS_PER_THREAD
-    assert len(pool.split(PARALLEL_MIN_WORK * 2, 1)) == 4  # still one per thread
+    assert len(pool.split(CHUNK_MIN_WORK * 6, 1)) == 6
+    assert len(pool.split(CHUNK_MIN_WORK * 100, 1)) == 4 * CHUNKS_PER_THREAD
+    assert len(pool.split(CHUNK_MIN_WORK * 2, 1)) == 4  # still one per thread
+    assert len(pool.split(PARALLEL_MIN_WORK * 100, 1)) == 4  # worth splitting, not worth more hand-offs
 
 
 def test_the_caller_takes_queued_chunks_while_a_worker_is_busy() -> None:

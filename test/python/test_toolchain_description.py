@@ -14,6 +14,7 @@ from kiln.capabilities.description import (
     get_target,
     host_cpu,
     host_vector_bytes,
+    host_vector_registers,
     target_names,
     usable_cores,
 )
@@ -41,6 +42,12 @@ def test_host_vector_width_follows_the_cpu_features() -> None:
     features = set(host_cpu()[2].split(","))
     expected = 64 if "+avx512f" in features else 32 if "+avx2" in features else 16
     assert host_vector_bytes() == expected
+
+
+def test_host_vector_registers_follow_the_architecture() -> None:
+    triple, _, features = host_cpu()
+    expected = 32 if triple.startswith(("aarch64", "arm64")) or "+avx512f" in features.split(",") else 16
+    assert host_vector_registers() == expected == get_target("cpu-llvm").vector_registers
 
 
 def test_lookup() -> None:
