@@ -236,7 +236,7 @@ def test_key_covers_function_device_pipeline_and_code() -> None:
     from kiln.compiler.cache_explain import key_parts
 
     def key(function: str, device: str) -> tuple[str, ...]:
-        parts = key_parts("module", device, driver.pipeline_text(driver.device_pipeline(device)))
+        parts = key_parts("module", device, driver.device_pipeline_text(device))
         return driver.cache_key(function, device, parts)
 
     llvm_key = key("f", "cpu-llvm")
