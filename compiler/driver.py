@@ -24,24 +24,23 @@ import os
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
-from kiln.compiler import dtype_boundary, registry
+from kiln.compiler import registry
 from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, package_version, remember, why_compiled
-from kiln.compiler.pipeline import build_pipeline, pipeline_text
-from kiln.compiler.module import find_function, parse_module
-from kiln.compiler.schedule_reader import read_schedule
-from kiln.compiler.semantic_check import SemanticChecker, SemanticMismatch
 from kiln.runtime.devices import DEFAULT_DEVICE, Device, InterpDevice, get_device
 from kiln.runtime.program import KernelsArtifact, ProgramSpec
 from kiln.support import cache
 from kiln.support.env import env_int
 from kiln.support.errors import CompileError, KilnError, UserError
-from kiln.support.reproducer import reproducer_text
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+    from kiln.compiler.semantic_check import SemanticChecker
 
 LOWERINGS: dict[str, tuple[str, str]] = {
     "cpu-llvm": ("lower-to-llvm", "llvm"),
@@ -84,6 +83,8 @@ def device_pipeline_text(device: str) -> str:
     key = (device, named, *_settings(), _gpu_f16(device), package_version("xdsl"), cache.code_fingerprint())
     if (hit := cache.get(PIPELINE_NAMESPACE, key)) is not None:
         return hit.decode()
+    from kiln.compiler.pipeline import pipeline_text
+
     text = pipeline_text(device_pipeline(device))
     cache.put(PIPELINE_NAMESPACE, key, text.encode())
     return text
@@ -113,6 +114,8 @@ def _gpu_f16(device: str) -> bool:
 def _configured_pipeline(device: str, named: str, beam_setting: str, f64_setting: str) -> tuple[ModulePass, ...]:
     """``device_pipeline`` for one named pipeline text and one value of its environment settings (read by the
     caller: they are the cache's key)."""
+    from kiln.compiler.pipeline import build_pipeline
+
     try:
         passes = build_pipeline(named)
     except UserError as e:
@@ -144,6 +147,10 @@ def lower_program(
     from xdsl.passes import PassPipeline
     from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
 
+    from kiln.compiler.module import find_function
+    from kiln.compiler.pipeline import build_pipeline, pipeline_text
+    from kiln.compiler.schedule_reader import read_schedule
+    from kiln.compiler.semantic_check import SemanticMismatch
     from kiln.lowering.uop_to_target import ConvertUopToTarget
 
     module = module.clone()
@@ -195,6 +202,8 @@ def compile_program(module: Any, function_name: str, device: str, explain: Expla
             explain(f"@{function_name} for {device}: disk cache hit")
         return ProgramSpec.from_json(hit.decode())
     reason = why_compiled(index, parts) if explain is not None else ""
+    from kiln.compiler.module import parse_module
+
     spec = lower_program(parse_module(module), function_name, device)
     cache.put(PROGRAM_NAMESPACE, key, spec.to_json().encode())
     remember(index, parts)
@@ -226,6 +235,8 @@ def compile(  # noqa: A001
     (``verified_compile``)."""
     dev: Device = get_device(device)
     if isinstance(dev, InterpDevice):
+        from kiln.compiler.module import find_function, parse_module
+
         if explain is not None:
             explain(f"@{function_name} for interp: interpreted, nothing to compile or cache")
         return dev.load_function(find_function(parse_module(module), function_name))
@@ -240,6 +251,8 @@ def compile(  # noqa: A001
 def _load(dev: Device, spec: ProgramSpec, module: Any, function_name: str) -> Compiled:
     if "graph-legalize-dtypes" not in _named_pipeline(dev.name):
         return dev.load(spec)  # dtypes as declared: nothing to convert, and a cache hit parses no IR
+    from kiln.compiler import dtype_boundary
+
     return dtype_boundary.wrap(dev.load(spec), module, function_name, spec)
 
 
@@ -248,7 +261,11 @@ def verified_compile(module: Any, function_name: str, device: str, sets: int) ->
     written), checked after every pass, and the loaded program is run on the same input sets. A disagreement
     raises ``SemanticMismatch`` after writing its reproducer to ``<function>.verify-repro.mlir`` (in the current
     folder), the IR the culprit was given with the pipeline that replays it."""
+    from kiln.compiler.module import parse_module
+    from kiln.compiler.pipeline import pipeline_text
+    from kiln.compiler.semantic_check import SemanticChecker, SemanticMismatch
     from kiln.lowering.uop_to_target import ConvertUopToTarget
+    from kiln.support.reproducer import reproducer_text
 
     parsed = parse_module(module)
     checker = SemanticChecker(parsed, sets, functions=[function_name])

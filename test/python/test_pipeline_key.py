@@ -29,7 +29,6 @@ def _no_pass_built(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(text: str) -> None:
         raise AssertionError(f"built the passes of '{text[:40]}...'")
 
-    monkeypatch.setattr(driver, "build_pipeline", refuse)
     monkeypatch.setattr(pipeline, "build_pipeline", refuse)
     driver._configured_pipeline.cache_clear()
 
