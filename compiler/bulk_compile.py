@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from kiln.capabilities.description import get_target
 from kiln.compiler import cluster, cluster_pool
 from kiln.compiler.cluster_pool import Call, Lost
-from kiln.compiler.driver import PROGRAM_NAMESPACE, compile_program, device_pipeline, program_key
+from kiln.compiler.driver import PROGRAM_NAMESPACE, compile_program, program_key
 from kiln.passes.optimize.tuning_db import hardware_class
 from kiln.support import cache
 from kiln.support.errors import KilnError
@@ -45,8 +45,7 @@ class Outcome:
 def compile_programs(jobs: list[Job], device: str, where: str | None) -> list[Outcome]:
     """Compile every job for ``device`` into this machine's compile cache: on the cluster at ``where``, else
     here. Jobs already in the cache are not compiled again."""
-    passes = device_pipeline(device)
-    parts = {job: program_key(job.text, job.function, device, passes)[0] for job in jobs}
+    parts = {job: program_key(job.text, job.function, device)[0] for job in jobs}
     todo = [job for job in jobs if cache.get(PROGRAM_NAMESPACE, parts[job]) is None]
     done = {job: Outcome(job.label, "cached", "-") for job in jobs if job not in todo}
     if where is None:

@@ -60,13 +60,13 @@ def toolchain_version(device: str) -> str:
     if device == "cpu-llvm":
         import llvmlite.binding as llvm
 
-        return f"llvmlite {_package('llvmlite')} LLVM {'.'.join(map(str, llvm.llvm_version_info))}"
+        return f"llvmlite {package_version('llvmlite')} LLVM {'.'.join(map(str, llvm.llvm_version_info))}"
     packages = {"cuda": ("cuda-python", "nvidia-nvjitlink"), "webgpu": ("wgpu",)}.get(device, ())
-    return " ".join(f"{p} {_package(p)}" for p in packages)
+    return " ".join(f"{p} {package_version(p)}" for p in packages)
 
 
 @functools.cache
-def _package(name: str) -> str:
+def package_version(name: str) -> str:
     try:
         return version(name)
     except PackageNotFoundError:

@@ -2,9 +2,10 @@
 
 ``compile_program(module, "f", device)``:
 1. looks the compile up in the disk cache (namespace ``program``), keyed on the function name, the device and
-   the named parts of `kiln.compiler.cache_explain` (module text, pipeline printed from its pass objects,
+   the named parts of `kiln.compiler.cache_explain` (module text, pipeline as its pass objects print it,
    target description, toolchain version, a fingerprint of kiln's code). A hit holds the ``ProgramSpec`` JSON
-   with the kernel source inside: no IR is parsed, no pass runs. On request it says which, and why it missed;
+   with the kernel source inside: no IR is parsed, no pass is built or run (``device_pipeline_text`` keeps the
+   printed pipeline on disk). On request it says which, and why it missed;
 2. on a miss, parses and verifies the module and runs the device's pipeline (``device_pipeline``). Just before
    the pass that leaves the uop level (a ``ConvertUopToTarget``), it reads the ``ProgramSpec`` off the
    uop-level module (``read_schedule``): the schedule ``func.func`` (``kernel.symbol``, ``kernel.alloc``,
@@ -23,24 +24,23 @@ import os
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
-from kiln.compiler import dtype_boundary, registry
-from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, remember, why_compiled
-from kiln.compiler.pipeline import build_pipeline, pipeline_text
-from kiln.compiler.module import find_function, parse_module
-from kiln.compiler.schedule_reader import read_schedule
-from kiln.compiler.semantic_check import SemanticChecker, SemanticMismatch
+from kiln.compiler import registry
+from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, package_version, remember, why_compiled
 from kiln.runtime.devices import DEFAULT_DEVICE, Device, InterpDevice, get_device
 from kiln.runtime.program import KernelsArtifact, ProgramSpec
 from kiln.support import cache
 from kiln.support.env import env_int
 from kiln.support.errors import CompileError, KilnError, UserError
-from kiln.support.reproducer import reproducer_text
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+    from kiln.compiler.semantic_check import SemanticChecker
 
 LOWERINGS: dict[str, tuple[str, str]] = {
     "cpu-llvm": ("lower-to-llvm", "llvm"),
@@ -57,6 +57,10 @@ Explain = Callable[[str], None]
 """Where the driver says whether a compile was a cache hit and, if not, why (a line for people)."""
 
 
+PIPELINE_NAMESPACE = "pipeline"
+"""The disk cache of printed device pipelines (``device_pipeline_text``)."""
+
+
 def device_pipeline(device: str) -> list[ModulePass]:
     """The passes that lower a graph module for ``device``, as configured pass objects.
 
@@ -66,17 +70,52 @@ def device_pipeline(device: str) -> list[ModulePass]:
     and setting (a compile-cache hit should cost ~1 ms, and building costs several); passes are frozen, so
     the copies share them.
     """
+    return list(_configured_pipeline(device, _named_pipeline(device), *_settings()))
+
+
+def device_pipeline_text(device: str) -> str:
+    """``pipeline_text(device_pipeline(device))`` without building a pass after the first time: the printed
+    text is kept in the disk cache, keyed on what it is printed from (the named pipeline's text, the settings,
+    on webgpu the GPU's f16 support, xDSL's version and kiln's code, which holds every pass's defaults). The
+    program cache's key is made with it, so a hit imports no pass and builds none (2.7 s for ResNet-50's
+    process at load 14)."""
+    named = _named_pipeline(device)
+    key = (device, named, *_settings(), _gpu_f16(device), package_version("xdsl"), cache.code_fingerprint())
+    if (hit := cache.get(PIPELINE_NAMESPACE, key)) is not None:
+        return hit.decode()
+    from kiln.compiler.pipeline import pipeline_text
+
+    text = pipeline_text(device_pipeline(device))
+    cache.put(PIPELINE_NAMESPACE, key, text.encode())
+    return text
+
+
+def _named_pipeline(device: str) -> str:
     if device not in LOWERINGS:
         raise KilnError(f"device '{device}' does not compile through a pipeline")
-    named = registry.PIPELINES[LOWERINGS[device][0]]
-    settings = (os.environ.get("KILN_BEAM", ""), os.environ.get("KILN_WEBGPU_F64", ""))
-    return list(_configured_pipeline(device, named, *settings))
+    return registry.PIPELINES[LOWERINGS[device][0]]
+
+
+def _settings() -> tuple[str, str]:
+    """The environment settings that configure a device's passes (``device_pipeline``), as set."""
+    return os.environ.get("KILN_BEAM", ""), os.environ.get("KILN_WEBGPU_F64", "")
+
+
+def _gpu_f16(device: str) -> bool:
+    """Whether ``device``'s WGSL conversion gets the shader-f16 feature (webgpu on a GPU with f16)."""
+    if device != "webgpu":
+        return False
+    from kiln.targets.wgsl.toolchain import gpu
+
+    return "f16" in gpu().target.dtypes
 
 
 @functools.cache
 def _configured_pipeline(device: str, named: str, beam_setting: str, f64_setting: str) -> tuple[ModulePass, ...]:
     """``device_pipeline`` for one named pipeline text and one value of its environment settings (read by the
     caller: they are the cache's key)."""
+    from kiln.compiler.pipeline import build_pipeline
+
     try:
         passes = build_pipeline(named)
     except UserError as e:
@@ -84,12 +123,10 @@ def _configured_pipeline(device: str, named: str, beam_setting: str, f64_setting
     if beam := env_int("KILN_BEAM", 0, 1):
         passes = [_with_fields(p, "kernel-optimize", search="beam", beam_width=beam) for p in passes]
     if device == "webgpu":
-        from kiln.targets.wgsl.toolchain import gpu
-
         if f64_setting == "f32":
             warnings.warn("KILN_WEBGPU_F64=f32: webgpu computes f64 values in f32 (WGSL has no f64)", stacklevel=3)
             passes = [_with_fields(p, "graph-legalize-dtypes", f64_to_f32=True) for p in passes]
-        if "f16" in gpu().target.dtypes:
+        if _gpu_f16(device):
             passes = [_with_fields(p, "convert-uop-to-wgsl", features=("shader-f16",)) for p in passes]
     return tuple(passes)
 
@@ -110,6 +147,10 @@ def lower_program(
     from xdsl.passes import PassPipeline
     from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
 
+    from kiln.compiler.module import find_function
+    from kiln.compiler.pipeline import build_pipeline, pipeline_text
+    from kiln.compiler.schedule_reader import read_schedule
+    from kiln.compiler.semantic_check import SemanticMismatch
     from kiln.lowering.uop_to_target import ConvertUopToTarget
 
     module = module.clone()
@@ -141,9 +182,9 @@ def cache_key(function_name: str, device: str, parts: dict[str, str]) -> tuple[s
     return (function_name, device, *parts.values())
 
 
-def program_key(text: str, function_name: str, device: str, passes: list[ModulePass]) -> tuple[tuple[str, ...], dict[str, str]]:
+def program_key(text: str, function_name: str, device: str) -> tuple[tuple[str, ...], dict[str, str]]:
     """The compile cache's key of ``function_name`` in ``text`` on ``device``, and its named parts."""
-    parts = key_parts(text, device, pipeline_text(passes))
+    parts = key_parts(text, device, device_pipeline_text(device))
     return cache_key(function_name, device, parts), parts
 
 
@@ -153,8 +194,7 @@ def compile_program(module: Any, function_name: str, device: str, explain: Expla
     ``explain`` (``KILN_DEBUG``, ``kiln-run --explain``) is told which: a disk hit, or a compile and why.
     """
     text = module if isinstance(module, str) else str(module)
-    passes = device_pipeline(device)
-    key, parts = program_key(text, function_name, device, passes)
+    key, parts = program_key(text, function_name, device)
     index = f"{device}:{function_name}"
     if (hit := cache.get(PROGRAM_NAMESPACE, key)) is not None:
         remember(index, parts)
@@ -162,7 +202,9 @@ def compile_program(module: Any, function_name: str, device: str, explain: Expla
             explain(f"@{function_name} for {device}: disk cache hit")
         return ProgramSpec.from_json(hit.decode())
     reason = why_compiled(index, parts) if explain is not None else ""
-    spec = lower_program(parse_module(module), function_name, device, passes)
+    from kiln.compiler.module import parse_module
+
+    spec = lower_program(parse_module(module), function_name, device)
     cache.put(PROGRAM_NAMESPACE, key, spec.to_json().encode())
     remember(index, parts)
     if explain is not None:
@@ -174,7 +216,7 @@ def compile_entry(module: Any, function_name: str, device: str) -> tuple[str, by
     """Compile like ``compile_program`` and return its compile-cache entry, integrity header included, with the
     key's digest: what a cluster node sends back to the machine that asked (``cache.put_entry`` checks it)."""
     text = module if isinstance(module, str) else str(module)
-    key, _ = program_key(text, function_name, device, device_pipeline(device))
+    key, _ = program_key(text, function_name, device)
     spec = compile_program(text, function_name, device)
     return cache.cache_key(key), cache.wrap(spec.to_json().encode())
 
@@ -193,6 +235,8 @@ def compile(  # noqa: A001
     (``verified_compile``)."""
     dev: Device = get_device(device)
     if isinstance(dev, InterpDevice):
+        from kiln.compiler.module import find_function, parse_module
+
         if explain is not None:
             explain(f"@{function_name} for interp: interpreted, nothing to compile or cache")
         return dev.load_function(find_function(parse_module(module), function_name))
@@ -205,8 +249,10 @@ def compile(  # noqa: A001
 
 
 def _load(dev: Device, spec: ProgramSpec, module: Any, function_name: str) -> Compiled:
-    if not any(p.name == "graph-legalize-dtypes" for p in device_pipeline(dev.name)):
+    if "graph-legalize-dtypes" not in _named_pipeline(dev.name):
         return dev.load(spec)  # dtypes as declared: nothing to convert, and a cache hit parses no IR
+    from kiln.compiler import dtype_boundary
+
     return dtype_boundary.wrap(dev.load(spec), module, function_name, spec)
 
 
@@ -215,7 +261,11 @@ def verified_compile(module: Any, function_name: str, device: str, sets: int) ->
     written), checked after every pass, and the loaded program is run on the same input sets. A disagreement
     raises ``SemanticMismatch`` after writing its reproducer to ``<function>.verify-repro.mlir`` (in the current
     folder), the IR the culprit was given with the pipeline that replays it."""
+    from kiln.compiler.module import parse_module
+    from kiln.compiler.pipeline import pipeline_text
+    from kiln.compiler.semantic_check import SemanticChecker, SemanticMismatch
     from kiln.lowering.uop_to_target import ConvertUopToTarget
+    from kiln.support.reproducer import reproducer_text
 
     parsed = parse_module(module)
     checker = SemanticChecker(parsed, sets, functions=[function_name])

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from xdsl.context import Context
-from xdsl.ir import Dialect
-from xdsl.passes import ModulePass
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.ir import Dialect
+    from xdsl.passes import ModulePass
 
 
 def _lazy(path: str) -> Callable[[], object]:
@@ -125,6 +127,8 @@ def get_all_targets() -> dict[str, Callable[[], Callable[..., str]]]:
 
 def make_context(allow_unregistered: bool = False) -> Context:
     """A context that knows every kiln dialect and the upstream ones kiln uses (loaded lazily)."""
+    from xdsl.context import Context
+
     ctx = Context(allow_unregistered=allow_unregistered)
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)

@@ -17,7 +17,7 @@ from kiln.dialects.types import Shape
 from kiln.jit import debug
 from kiln.jit.lazy import Node
 from kiln.jit.lower import Subgraph
-from kiln.compiler.driver import LOWERINGS, compile, device_pipeline, pipeline_text
+from kiln.compiler.driver import LOWERINGS, compile, device_pipeline_text
 from kiln.runtime.program import ProgramSpec
 
 
@@ -73,7 +73,7 @@ def compile_graph(
 ) -> CompiledGraph:
     """Compile ``sub`` as ``func.func @name(args...)`` for ``device``."""
     module = sub.module(name, args, dims)
-    pipeline = pipeline_text(device_pipeline(device)) if device in LOWERINGS else None
+    pipeline = device_pipeline_text(device) if device in LOWERINGS else None
     if (directory := debug.dump_dir()) is not None:
         debug.dump_ir(module, name, pipeline, directory)
     start = time.perf_counter()

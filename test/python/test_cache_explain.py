@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kiln.compiler import cache_explain, driver
+from kiln.compiler import cache_explain, driver, registry
 from kiln.support import cache
 
 RELU = """func.func @relu(%x: !graph.tensor<4x8xf32>) -> !graph.tensor<4x8xf32> {
@@ -44,8 +44,7 @@ def test_a_recompile_names_the_part_that_changed(explained, monkeypatch: pytest.
     if part == "input IR":
         text = RELU.replace("%0 = graph.relu %x", "%0 = graph.relu %x {note}")
     elif part == "pipeline or pass options":
-        base = driver.device_pipeline
-        monkeypatch.setattr(driver, "device_pipeline", lambda device: [*base(device), *driver.build_pipeline("cse")])
+        monkeypatch.setitem(registry.PIPELINES, "lower-to-llvm", registry.PIPELINES["lower-to-llvm"] + ",cse")
     elif part == "target description":
         monkeypatch.setattr(cache_explain, "target_description", lambda device: "a wider vector unit")
     elif part == "toolchain version":

@@ -192,7 +192,7 @@ def test_without_a_cluster_ray_is_not_imported(tmp_path) -> None:
 
 def test_bulk_compile_on_the_cluster_lands_checked_in_this_machines_cache(ray_cluster, tmp_path, monkeypatch) -> None:
     from kiln.compiler.bulk_compile import Job, compile_programs
-    from kiln.compiler.driver import PROGRAM_NAMESPACE, device_pipeline, program_key
+    from kiln.compiler.driver import PROGRAM_NAMESPACE, program_key
 
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))  # this machine's cache: empty, unlike the nodes'
     program = """
@@ -206,8 +206,7 @@ func.func @f(%x: !graph.tensor<8x8xf32>) -> !graph.tensor<8x8xf32> {
     assert [o.status for o in outcomes] == ["compiled", "compiled"], outcomes
     nodes = {n["NodeID"][:8] for n in ray.nodes()}
     assert all(o.where.split("/")[-1] in nodes for o in outcomes)
-    passes = device_pipeline("cpu-llvm")
-    assert all(cache.get(PROGRAM_NAMESPACE, program_key(j.text, "f", "cpu-llvm", passes)[0]) for j in jobs)
+    assert all(cache.get(PROGRAM_NAMESPACE, program_key(j.text, "f", "cpu-llvm")[0]) for j in jobs)
     assert [o.status for o in compile_programs(jobs, "cpu-llvm", ray_cluster.address)] == ["cached", "cached"]
 
 

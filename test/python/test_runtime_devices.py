@@ -20,7 +20,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from kiln.compiler import driver, registry
-from kiln.compiler.pipeline import build_pipeline
+from kiln.compiler.pipeline import build_pipeline, pipeline_text
 from kiln.dialects.kernel import KernelOp
 from kiln.dialects.uop import UopKernelOp
 from kiln.lowering.uop_to_target import ConvertUopToTarget
@@ -218,7 +218,7 @@ def test_cache_hit_parses_nothing(stand_in_pipeline: list[str], monkeypatch: pyt
     def no_parsing(module: object) -> None:
         raise AssertionError("a compile-cache hit must not parse the module")
 
-    monkeypatch.setattr(driver, "parse_module", no_parsing)
+    monkeypatch.setattr("kiln.compiler.module.parse_module", no_parsing)
     again = compile(KERNEL_MODULE, "fma", "cpu-llvm")
     assert again.spec == first.spec and len(stand_in_pipeline) == 1
     with pytest.raises(AssertionError):
@@ -236,13 +236,13 @@ def test_key_covers_function_device_pipeline_and_code() -> None:
     from kiln.compiler.cache_explain import key_parts
 
     def key(function: str, device: str) -> tuple[str, ...]:
-        parts = key_parts("module", device, driver.pipeline_text(driver.device_pipeline(device)))
+        parts = key_parts("module", device, driver.device_pipeline_text(device))
         return driver.cache_key(function, device, parts)
 
     llvm_key = key("f", "cpu-llvm")
     assert llvm_key != key("g", "cpu-llvm")
     assert llvm_key != key("f", "cpu-c")
-    assert driver.pipeline_text(build_pipeline(registry.PIPELINES["lower-to-llvm"])) in llvm_key
+    assert pipeline_text(build_pipeline(registry.PIPELINES["lower-to-llvm"])) in llvm_key
     from kiln.support.cache import code_fingerprint
 
     assert code_fingerprint() in llvm_key
