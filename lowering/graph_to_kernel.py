@@ -390,7 +390,7 @@ class _KernelEmitter:
         low = _ints(op.low)
         src_idx = tuple(p - lo for p, lo in zip(idx, low))
         conds = tuple((p, S.const(0), n) for p, n, lo, hi in zip(src_idx, self.dims(xt), low, _ints(op.high)) if lo or hi)
-        inner = yield self.value(op.input, src_idx, gate + conds)
+        inner = yield self.value(op.input, _narrowed(src_idx, conds), gate + conds)
         valid = self.b.condition(conds)
         if valid is None:
             return inner
@@ -433,6 +433,27 @@ class _KernelEmitter:
             dims = self.dims(st)
             return tuple(dims[d] - 1 - p if d in axes else p for d, p in enumerate(idx))
         raise DiagnosticException(f"'{op.name}' cannot be lowered to a kernel (run graph-decompose first)")
+
+
+def _narrowed(idx: tuple[Expr, ...], conds: tuple[Cond, ...]) -> tuple[Expr, ...]:
+    """``idx`` read only where ``conds`` hold (a pad's valid region; loads below are gated by them): a variable
+    ``v`` that a condition ``lo <= v + c < hi`` (constants) bounds more tightly than its range is replaced by the
+    same variable with the tighter bounds, so the index arithmetic below folds for the valid region (a conv's
+    output padded to a multiple of 8 read back as rows and columns: ``x // 3025`` is 0, ``x // 55 % 55`` is
+    ``x // 55``). Where the conditions fail the index may differ; nothing is read there."""
+    mapping: dict[S.Var, S.Var] = {}
+    for expr, lo, hi in conds:
+        terms, c = S.linear(expr)
+        if not (isinstance(lo, S.Const) and isinstance(hi, S.Const) and len(terms) == 1):
+            continue
+        (v, coeff), = terms.items()
+        if coeff != 1 or not isinstance(v, S.Var):
+            continue
+        now = mapping.get(v, v)
+        vlo, vhi = max(now.lo, lo.value - c), min(now.hi, hi.value - 1 - c)
+        if (vlo, vhi) != (now.lo, now.hi) and vlo <= vhi:
+            mapping[v] = S.Var(v.name, vlo, vhi, v.order, v.below)
+    return tuple(S.substitute(p, mapping) for p in idx) if mapping else idx
 
 
 def _emit(realized: dict[SSAValue, str], symbols: dict[str, tuple[int, int]], root: SSAValue, key: object) -> _KernelEmitter:

@@ -256,19 +256,23 @@ class _Walk:
             return view
         return _View(None, view.live, False)
 
-    def _cost(self, v: SSAValue, memo: dict[SSAValue, int]) -> Walk[int]:
-        """The ops recomputing `v` costs, counting each shared producer once (a generator, like `_visit`)."""
+    def _cost(self, v: SSAValue, memo: dict[tuple[SSAValue, bool], int], per_element: bool = True) -> Walk[int]:
+        """The ops recomputing `v` costs, counting each shared producer once (a generator, like `_visit`).
+        `per_element`: a reduction recomputes its operand once per reduced element (a conv under the 9 windows
+        of a max pool built from strided slices is 9 convs); behind a broadcast it is computed once per row
+        (hoisted out of the broadcast loops: a softmax's row max), so there only its ops count."""
         owner = v.owner
         if not isinstance(owner, Operation) or v in self.realized:
             return 0
-        if v not in memo:
-            memo[v] = 0
-            total = 1
-            for o in owner.operands:
-                total += yield self._cost(o, memo)
-            memo[v] = total
-        return memo[v]
-
+        key = (v, per_element)
+        if key not in memo:
+            memo[key] = 0
+            total = 0
+            for i, o in enumerate(owner.operands):
+                total += yield self._cost(o, memo, per_element and not broadcast_operand(owner, i))
+            scale = _reduced_count(owner, self.symbols) if per_element and is_reduce(owner) else 1
+            memo[key] = 1 + total * scale
+        return memo[key]
 
     def _alu_cost(self, v: SSAValue, memo: dict[SSAValue, int]) -> Walk[int]:
         """The elementwise ALU ops recomputing `v` costs, each shared producer once; reductions, realized values,
@@ -285,12 +289,17 @@ class _Walk:
         return memo[v]
 
 
-def _read_bytes(op: Operation, symbols: dict[str, tuple[int, int]]) -> int:
-    """The bytes a reduction reads per result (symbolic dims at their declared maximum)."""
+def _reduced_count(op: Operation, symbols: dict[str, tuple[int, int]]) -> int:
+    """The elements a reduction combines per result (symbolic dims at their declared maximum)."""
     xt: TensorType = op.operands[0].type  # type: ignore[assignment]
     axes = op.properties["axes"].get_values()  # type: ignore[attr-defined]
-    extents = [symbols[d][1] if isinstance(d, str) else d for d in (xt.shape[a] for a in axes)]
-    return math.prod(extents) * itemsize(xt.element_type)
+    return math.prod(symbols[d][1] if isinstance(d, str) else d for d in (xt.shape[a] for a in axes))
+
+
+def _read_bytes(op: Operation, symbols: dict[str, tuple[int, int]]) -> int:
+    """The bytes a reduction reads per result."""
+    xt: TensorType = op.operands[0].type  # type: ignore[assignment]
+    return _reduced_count(op, symbols) * itemsize(xt.element_type)
 
 
 def decide_realize(fn: func.FuncOp, target: TargetDescription | None = None) -> dict[SSAValue, str]:

@@ -719,8 +719,8 @@ def fdiv(a: ExprLike, b: ExprLike) -> Expr:
     if c == 1:
         return a
     q, r = _split_at(a, c)
-    if 0 <= r.vmin and r.vmax < c:
-        return q
+    if r.vmin // c == r.vmax // c:  # one quotient over r's bounds (x - 1 for x in [1, 9], by 9: 0)
+        return add(q, r.vmin // c)
     q_reduced, r_reduced = _reduce_coefficients(a, c)
     if 0 <= r_reduced.vmin and r_reduced.vmax < c:
         return q_reduced
@@ -749,8 +749,8 @@ def fmod(a: ExprLike, b: ExprLike) -> Expr:
     if c == 1:
         return Const(0)
     _, r = _split_at(a, c)
-    if 0 <= r.vmin and r.vmax < c:
-        return r
+    if r.vmin // c == r.vmax // c:
+        return sub(r, r.vmin // c * c)
     _, r_reduced = _reduce_coefficients(a, c)
     if 0 <= r_reduced.vmin and r_reduced.vmax < c:
         return r_reduced
@@ -913,6 +913,14 @@ BUILDERS: dict[str, Callable[..., Expr]] = {
     "where": where,
 }
 """Builders by operation name (binary ops take (lhs, rhs); ``not`` one operand; ``where`` three)."""
+
+
+def substitute(x: Expr, mapping: Mapping[Var, Expr]) -> Expr:
+    """``x`` with every variable in ``mapping`` replaced, rebuilt (so simplified again) by the builders."""
+    if isinstance(x, Var):
+        return mapping.get(x, x)
+    children = tuple(substitute(c, mapping) for c in x.children)
+    return x if all(a is b for a, b in zip(children, x.children)) else x.rebuild(children)
 
 
 # ---------------------------------------------------------------------------------------------

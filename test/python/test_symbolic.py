@@ -108,6 +108,24 @@ def test_floor_coefficients_reduced_modulo_the_divisor() -> None:
     assert isinstance(S.fmod(win * 59 + Var("o", 0, 56), 58), S.FloorMod)  # 2 + 56 reaches 58: kept
 
 
+def test_floor_quotient_constant_over_the_bounds() -> None:
+    """A dividend whose bounds give one quotient folds whatever its constant: x - 1 for x in [1, 9] (a low pad's
+    valid region) divided by 9 is 0, its remainder x - 1; over [0, 9] the quotient is -1 or 0 and stays."""
+    x, c = Var("x", 1, 9), Var("c", 0, 1)
+    assert S.fdiv(x - 1, 9) == Const(0) and S.fmod(x - 1, 9) == x - 1
+    assert S.fdiv(c * 9 + x - 1, 9) == c and S.fmod(c * 9 + x - 1, 9) == x - 1
+    assert S.fdiv(x + 17, 9) == Const(2) and S.fmod(x + 17, 9) == x - 1
+    assert not isinstance(S.fdiv(Var("x", 0, 9) - 1, 9), Const)
+
+
+def test_substitute_rebuilds() -> None:
+    """Replacing a variable by a narrower one rebuilds the expression, so it simplifies for the new bounds."""
+    wide, narrow = Var("x", 0, 15), Var("x", 0, 8)
+    e = S.fdiv(c9 := wide + i * 9, 9) * 16 + S.fmod(c9, 9)
+    assert S.substitute(e, {wide: narrow}) == i * 16 + narrow
+    assert S.substitute(e, {}) is e
+
+
 def test_floor_division_semantics() -> None:
     assert S.fdiv(-7, 2) == Const(-4) and S.fmod(-7, 2) == Const(1)
     assert S.fdiv(7, -2) == Const(-4) and S.fmod(7, -2) == Const(-1)
