@@ -8,9 +8,6 @@
 // CHECK-LABEL: func.func @pooled
 // CHECK:       graph.reduce_sum %{{.*}} {graph.realize = "multi-use reduce"
 // CHECK-NOT:   graph.realize = "shared expensive"
-func.func @pooled
-// CHECK:       graph.pad %{{.*}} {graph.realize = "shared expensive"
-// CHECK-NOT:   graph.realize = "shared expensive"
 func.func @pooled(%w: !graph.tensor<8x1x32xf32>, %x: !graph.tensor<1x12x32xf32>) -> !graph.tensor<8x6xf32> {
   %p = graph.mul %w, %x : (!graph.tensor<8x1x32xf32>, !graph.tensor<1x12x32xf32>) -> !graph.tensor<8x12x32xf32>
   %s = graph.reduce_sum %p {axes = array<i64: 2>} : (!graph.tensor<8x12x32xf32>) -> !graph.tensor<8x12xf32>
