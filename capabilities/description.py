@@ -45,6 +45,9 @@ class TargetDescription:
     """Width of the ``index`` type in generated code (64 on CPUs; 32 on most GPUs)."""
     vector_bytes: int
     """Width of the widest native SIMD register (CPU) or vector load (GPU), in bytes."""
+    vector_registers: int = 0
+    """CPU: architectural SIMD registers of that width (AVX2 16, AVX-512 32); the heuristic sizes register tiles
+    from it so the accumulators, the loaded vectors and a broadcast fit without spills. 0: not a CPU target."""
     has_local: bool = False
     """Workgroup-local memory and barriers exist (``local``/``group_reduce`` ranges, ``uop.define_local``)."""
     has_threads: bool = False
@@ -177,6 +180,7 @@ def host_cpu_description(name: str, emitter: str, vectorizes_loops: bool = False
         alu_ops=natively_rendered(emitter)[0],
         index_bits=64,
         vector_bytes=host_vector_bytes(),
+        vector_registers=host_vector_registers(),
         has_threads=True,
         cpu_cores=usable_cores(),
         vectorizes_loops=vectorizes_loops,
@@ -209,5 +213,13 @@ def host_vector_bytes() -> int:
     if "+avx512f" in features:
         return 64
     if "+avx2" in features:
+        return 32
+    return 16
+
+
+def host_vector_registers() -> int:
+    """The host's SIMD registers: 32 with AVX-512 (zmm0-31) and on AArch64 (v0-31), else 16 (x86 ymm/xmm)."""
+    triple, _, features = host_cpu()
+    if "+avx512f" in features.split(",") or triple.startswith(("aarch64", "arm64")):
         return 32
     return 16

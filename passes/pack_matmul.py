@@ -1,6 +1,6 @@
 """`graph-pack-matmul{target=T}`: on CPU targets, copy a large matmul's B operand into column panels first.
 
-The heuristic's register tile (docs/optimizer.md) computes REUSE_TILE rows x w columns of C, w = CPU_VECTORS
+The heuristic's register tile (docs/optimizer.md) computes up to 8 rows x w columns of C, w = CPU_VECTORS
 vectors, and per k reads one w-wide row of a column panel of B. In a row-major B (K x N) those rows are N
 elements apart: at N = 1024 f32 a panel's K rows lie 4 KiB apart, share a few cache sets, and come from L3 at
 every tile (docs/performance.md). BLAS packs B; so does this pass, in the graph: B (..., K, N) is written as
@@ -26,14 +26,15 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, itemsize
-from kiln.passes.optimize.heuristic import CPU_VECTORS, REUSE_TILE
+from kiln.passes.optimize.heuristic import CPU_VECTORS
 from kiln.capabilities.description import target_for_pass
 
 PACK_MIN_BYTES = 2 << 20
 """B must be at least this large (2 MiB, twice a core's L2) for its panels to thrash; measured (docs/performance.md):
 512 x 512 f32 (1 MiB) runs as fast unpacked, 1024 x 1024 is 1.1-1.4x faster packed and 2048 x 2048 7-14x."""
-PACK_MIN_ROWS = 8 * REUSE_TILE
-"""Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per REUSE_TILE rows."""
+PACK_MIN_ROWS = 64
+"""Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per tile of rows (8 tiles
+of AVX-512's 8 rows, 16 of AVX2's 4)."""
 PACKED_DTYPES = frozenset({"f32", "f64"})
 """dtypes whose matmul is tiled in its own type (f16/bf16 are computed in f32 after a cast)."""
 

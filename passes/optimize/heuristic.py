@@ -4,8 +4,9 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
 
 - **register tiles** (kernels with a reduce and an output axis it varies along that some reduced load does not
   move along, as in a matmul): upcast the axis the store and loads walk contiguously by two vectors (one if it
-  is shorter), padding it when that wastes little, and an axis with register reuse by 8 (GPUs: 4 and 4; on
-  CPUs a symbolic one, a JIT batch, is padded to 8 first);
+  is shorter), padding it when that wastes little, and an axis with register reuse by as many rows as half
+  the vector registers hold at that width, at most 8 (AVX-512: 8 x 2 vectors, AVX2: 4 x 2, 8 x 1; GPUs: 4
+  and 4; on CPUs a symbolic one, a JIT batch, is padded to that many first);
 - on CPU targets whose compiler does not vectorize loops itself (``vectorizes_loops`` false: cpu-c), otherwise:
   **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
   vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
@@ -42,9 +43,9 @@ from kiln.capabilities.tensor_cores import tensor_cores
 from kiln.capabilities.description import TargetDescription
 
 CPU_VECTORS = 2
-REUSE_TILE = 8
-"""A CPU register tile is REUSE_TILE rows of CPU_VECTORS vectors: 8 x 2 = 16 accumulator registers of AVX-512's
-32, with room for the loaded vectors and broadcasts."""
+"""Vectors along the contiguous axis of a CPU register tile (the width of `graph-pack-matmul`'s panels)."""
+MAX_TILE_ROWS = 8
+"""Rows of a register tile at most (AVX-512's 8 x 2 vectors; more rows cost a broadcast load per FMA)."""
 GPU_TILE = 4
 MAX_PAD_WASTE = 0.25
 """Pad an axis to a multiple of the vector width only if at most this fraction of the work is padding."""
@@ -56,6 +57,14 @@ MIN_GROUPED_REDUCE = 256
 """...and a reduce at least this long (16 threads with 16 or more elements each); shorter ones stay in a thread."""
 MIN_THREAD_WORK = 1 << 16
 """Below this many loads, stores and ALU ops a kernel is not worth a ``thread`` split."""
+
+
+def cpu_accumulators(target: TargetDescription) -> int:
+    """Accumulator registers of a CPU register tile: half the vector registers, the other half holding the
+    loaded vectors of B and the broadcasts of A of the k steps LLVM's unrolling interleaves. AVX-512's 32 give
+    8 rows x 2 vectors; AVX2's 16 give 4 x 2, where 8 x 2 spilled accumulators at every k and ran 1.1-1.5x
+    slower (ResNet-50 convs, docs/optimizer.md)."""
+    return max(2, target.vector_registers // 2)
 
 
 def heuristic_opts(kernel: K.KernelOp, target: TargetDescription) -> list[Opt]:
@@ -135,22 +144,20 @@ class _Tuner:
 
     # -- shared steps -----------------------------------------------------------------------
 
-    def upcast_vector(self, r: K.RangeOp, vectors: int) -> bool:
+    def upcast_vector(self, r: K.RangeOp, vectors: int) -> int:
         """Upcast ``r`` by ``vectors`` vectors: a range of one vector's lanes, then (when ``vectors`` > 1 and it
         divides) a range counting the vectors, so each vector access is the lanes of one range. The axis is
-        padded to a multiple of the width first when that wastes little."""
+        padded to a multiple of the width first when that wastes little. Returns the vectors upcast (0: none)."""
         size = const_size(r)
         if size is None or size < self.width:
-            return False
+            return 0
         if size % self.width:
             padded = -(-size // self.width) * self.width
             if (padded - size) / padded > MAX_PAD_WASTE or not self.attempt(OptOp.PADTO, r, self.width):
-                return False
+                return 0
         if not self.attempt(OptOp.UPCAST, r, self.width):
-            return False
-        if vectors > 1:
-            self.upcast_divisor(r, (vectors,))
-        return True
+            return 0
+        return vectors if vectors > 1 and self.upcast_divisor(r, (vectors,)) else 1
 
     def upcast_divisor(self, r: K.RangeOp, amounts: tuple[int, ...]) -> bool:
         size = const_size(r)
@@ -163,25 +170,29 @@ class _Tuner:
             return False
         return self.attempt(OptOp.PADTO, r, amount) and self.attempt(OptOp.UPCAST, r, amount)
 
-    def register_tile(self, vectors: int, reuse_rows: tuple[int, ...], pad_rows: bool = False) -> bool:
+    def register_tile(self, vectors: int, accumulators: int, max_rows: int, pad_rows: bool = False) -> bool:
         """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
-        vectors when another axis brings register reuse, else by one) and that reuse axis (a symbolic one
-        padded to ``reuse_rows[0]`` when ``pad_rows``); whether anything was tiled."""
+        vectors when another axis brings register reuse, else by one) and that reuse axis by as many rows as
+        ``accumulators`` registers hold at the vectors upcast, at most ``max_rows`` (else by a half, a quarter;
+        a symbolic axis padded to that many when ``pad_rows``); whether anything was tiled."""
         if not self.reduces():
             return False
         strides = Strides(self.kernel)
         v = self.vector_axis(strides)
         v = v if v in self.tiled_outputs() else None
         u = self.reuse_axis(strides, v, pad_rows)
-        tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1)
+        upcast = self.upcast_vector(v, vectors if u is not None else 1) if v is not None else 0
+        rows = min(max_rows, accumulators // max(upcast, 1))
+        reuse_rows = tuple(n for n in (rows, rows // 2, rows // 4) if n >= 2)
         if u is not None and const_size(u) is None:
-            return self.upcast_padded(u, reuse_rows[0]) or tiled
-        return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
+            return self.upcast_padded(u, rows) or upcast > 0
+        return (u is not None and self.upcast_divisor(u, reuse_rows)) or upcast > 0
 
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
-        if not self.register_tile(CPU_VECTORS, (REUSE_TILE, 4, 2), pad_rows=True) and not self.target.vectorizes_loops:
+        tiled = self.register_tile(CPU_VECTORS, cpu_accumulators(self.target), MAX_TILE_ROWS, pad_rows=True)
+        if not tiled and not self.target.vectorizes_loops:
             self.partial_sums()
             self.vector_lanes()
         self.cores()
@@ -239,7 +250,7 @@ class _Tuner:
         self.fit_loop_limit()
         if self.grouped_reduce():
             return
-        self.register_tile(1, (GPU_TILE, 2))
+        self.register_tile(1, GPU_TILE, GPU_TILE)
         self.unroll()
         self.workgroup()
 
