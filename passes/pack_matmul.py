@@ -29,9 +29,11 @@ from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, item
 from kiln.passes.optimize.heuristic import CPU_VECTORS
 from kiln.capabilities.description import target_for_pass
 
-PACK_MIN_BYTES = 2 << 20
-"""B must be at least this large (2 MiB, twice a core's L2) for its panels to thrash; measured (docs/performance.md):
-512 x 512 f32 (1 MiB) runs as fast unpacked, 1024 x 1024 is 1.1-1.4x faster packed and 2048 x 2048 7-14x."""
+PACK_MIN_BYTES = 256 << 10
+"""B must be at least this large (256 KiB, a quarter of this EPYC host's 1 MiB L2 per core) for its panels to
+thrash: every tile of rows sweeps all of B, which leaves L2 with A's rows and C streaming past it. One core each, thread CPU time, load 17 (docs/optimizer.md):
+512 x 512 x 512 (B 1 MiB) 10.0 ms unpacked, 5.1 ms packed (numpy 4.5); 256^3 (B 256 KiB) 0.85 / 0.72 ms; the
+1x1 64->256 conv at 56x56 (B 800 KiB) 4.4 / 2.4 ms. The 2 MiB it was before came from an AVX-512 host."""
 PACK_MIN_ROWS = 64
 """Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per tile of rows (8 tiles
 of AVX-512's 8 rows, 16 of AVX2's 4)."""
