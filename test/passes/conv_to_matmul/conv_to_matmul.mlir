@@ -84,10 +84,12 @@ func.func @strided(%x: !graph.tensor<2x8x15x15xf32>, %w: !graph.tensor<16x8x3x3x
 // -----
 
 // Groups: the filter as [G, O/G, C/G*KH*KW] against columns [N, G, C/G*KH*KW, OH*OW], a batched matmul (the
-// 25 points padded to 32). Depthwise convs (one input channel per filter) keep the direct form.
+// 25 points padded to 32; the im2col copy is made before the padding, which would make its index divide).
+// Depthwise convs (one input channel per filter) keep the direct form.
 // CHECK-LABEL: func.func @grouped
 // CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (!graph.tensor<16x4x3x3xf32>) -> !graph.tensor<2x8x36xf32>
-// CHECK:         graph.pad %{{.*}} : (!graph.tensor<2x2x36x25xf32>) -> !graph.tensor<2x2x36x32xf32>
+// CHECK:         %[[IM2COL:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x25xf32>
+// CHECK-NEXT:    graph.pad %[[IM2COL]] {{.*}} : (!graph.tensor<2x2x36x25xf32>) -> !graph.tensor<2x2x36x32xf32>
 // CHECK-NEXT:    %[[COLS:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x32xf32>
 // CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[COLS]] : (!graph.tensor<2x8x36xf32>, !graph.tensor<2x2x36x32xf32>) -> !graph.tensor<2x2x8x32xf32>
 // CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]]
