@@ -11,6 +11,7 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
   **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
   vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
   opts there);
+- **copy kernels on CPUs** walk their output in the store's order (``swap``);
 - **CPU cores**: the runtime splits the outermost global range; when that one is too short, ``thread`` splits
   a longer one instead;
 - **GPU**: tensor cores for f16/bf16 matmuls, grouped reductions for small outputs (both only where the
@@ -191,11 +192,29 @@ class _Tuner:
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
+        self.store_order()
         tiled = self.register_tile(CPU_VECTORS, cpu_accumulators(self.target), MAX_TILE_ROWS, pad_rows=True)
         if not tiled and not self.target.vectorizes_loops:
             self.partial_sums()
             self.vector_lanes()
         self.cores()
+
+    def store_order(self) -> None:
+        """A copy kernel (one store, no reduce) walks its output in the store's order: global ranges sorted by
+        falling store stride (``swap``s). convert-graph-to-kernel orders them for the loads; an im2col copy then
+        wrote its 576 rows a 56-element segment at a time, each row a write stream."""
+        stores = [op for op in self.kernel.body.block.ops if isinstance(op, K.StoreOp)]
+        if len(stores) != 1 or self.reduces():
+            return
+        for i in range(len(ranges(self.kernel))):
+            strides = Strides(self.kernel)
+            order = [r for r in ranges(self.kernel) if kind(r) == AxisKind.GLOBAL]
+            if i >= len(order) or any(strides.stride(stores[0], r) is None for r in order):
+                return
+            key = {r: strides.stride(stores[0], r) or 0 for r in order}
+            first = max(order[i:], key=lambda r: key[r])
+            if key[first] > key[order[i]]:
+                self.attempt(OptOp.SWAP, order[i], axes(self.kernel).index(first))
 
     def partial_sums(self) -> None:
         """Each reduction along a contiguous axis gets a vector of partial sums (for targets whose compiler
