@@ -133,3 +133,22 @@ kernel.kernel @move(%out: !kernel.buffer<4096xf32>, %x: !kernel.buffer<4096xf32>
   %u = kernel.load %x[%i] : f32
   kernel.store %out[%i], %u
 }
+// -----
+// A copy kernel walks its output in the store's order on CPUs: the transpose's ranges come in the load's order
+// (%i, %j), the store's strides are 1 along %i and 64 along %j, so the ranges are swapped; GPUs keep them.
+// LLVM: kernel.kernel @transpose({{.*}} opts = ["swap:0:1"]}
+// C:    kernel.kernel @transpose({{.*}} opts = ["swap:0:1"{{.*}}]}
+// CUDA: kernel.kernel @transpose({{.*}} opts = ["local:1:32", "local:0:4"]}
+// NONE: kernel.kernel @transpose({{.*}} opts = []}
+kernel.kernel @transpose(%out: !kernel.buffer<128x64xf32>, %x: !kernel.buffer<64x128xf32>) attributes {symbols = []} {
+  %c64 = kernel.const 64 : index
+  %c128 = kernel.const 128 : index
+  %i = kernel.range %c64 global
+  %j = kernel.range %c128 global
+  %i128 = kernel.mul %i, %c128 : index
+  %load = kernel.add %i128, %j : index
+  %j64 = kernel.mul %j, %c64 : index
+  %store = kernel.add %j64, %i : index
+  %u = kernel.load %x[%load] : f32
+  kernel.store %out[%store], %u
+}
