@@ -1,6 +1,6 @@
 """`graph-pack-matmul{target=T}`: on CPU targets, copy a large matmul's B operand into column panels first.
 
-The heuristic's register tile (docs/optimizer.md) computes REUSE_TILE rows x w columns of C, w = CPU_VECTORS
+The heuristic's register tile (docs/optimizer.md) computes up to 8 rows x w columns of C, w = CPU_VECTORS
 vectors, and per k reads one w-wide row of a column panel of B. In a row-major B (K x N) those rows are N
 elements apart: at N = 1024 f32 a panel's K rows lie 4 KiB apart, share a few cache sets, and come from L3 at
 every tile (docs/performance.md). BLAS packs B; so does this pass, in the graph: B (..., K, N) is written as
@@ -26,16 +26,17 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, itemsize
-from kiln.passes.optimize.heuristic import CPU_VECTORS, REUSE_TILE
+from kiln.passes.optimize.heuristic import CPU_VECTORS
 from kiln.capabilities.description import target_for_pass
 
-PACK_MIN_BYTES = 1 << 20
-"""B must be at least this large (1 MiB: 512 x 512 f32) for its panels to thrash; measured (docs/performance.md):
-1024 x 1024 is 1.1-1.4x faster packed and 2048 x 2048 7-14x. With the 4-row tile of a 16-register host (AVX2)
-every B panel is read twice as often as with 8 rows: 512 x 512 packed took 34 ms instead of 63 (median, 2 threads,
-load 14), the MLP's 784 x 512 layer 39 instead of 57; 256 x 256 (256 KiB) gained nothing."""
-PACK_MIN_ROWS = 8 * REUSE_TILE
-"""Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per REUSE_TILE rows."""
+PACK_MIN_BYTES = 256 << 10
+"""B must be at least this large (256 KiB, a quarter of this EPYC host's 1 MiB L2 per core) for its panels to
+thrash: every tile of rows sweeps all of B, which leaves L2 with A's rows and C streaming past it. One core each, thread CPU time, load 17 (docs/optimizer.md):
+512 x 512 x 512 (B 1 MiB) 10.0 ms unpacked, 5.1 ms packed (numpy 4.5); 256^3 (B 256 KiB) 0.85 / 0.72 ms; the
+1x1 64->256 conv at 56x56 (B 800 KiB) 4.4 / 2.4 ms. The 2 MiB it was before came from an AVX-512 host."""
+PACK_MIN_ROWS = 64
+"""Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per tile of rows (8 tiles
+of AVX-512's 8 rows, 16 of AVX2's 4)."""
 PACKED_DTYPES = frozenset({"f32", "f64"})
 """dtypes whose matmul is tiled in its own type (f16/bf16 are computed in f32 after a cast)."""
 

@@ -4,13 +4,15 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
 
 - **register tiles** (kernels with a reduce and an output axis it varies along that some reduced load does not
   move along, as in a matmul): upcast the axis the store and loads walk contiguously by two vectors (one if it
-  is shorter), padding it when that wastes little, and an axis with register reuse by 8 (GPUs: 4 and 4; on
-  CPUs a symbolic one, a JIT batch, is padded to 8 first); on CPUs, with no such contiguous axis (a transposed
-  B, as q k^T), two reuse axes by 8;
+  is shorter), padding it when that wastes little, and an axis with register reuse by as many rows as half
+  the vector registers hold at that width, at most 8 (AVX-512: 8 x 2 vectors, AVX2: 4 x 2, 8 x 1; GPUs: 4
+  and 4; on CPUs a symbolic one, a JIT batch, is padded to that many first); on CPUs, with no such contiguous
+  axis (a transposed B, as q k^T), two reuse axes by 8;
 - on CPU targets whose compiler does not vectorize loops itself (``vectorizes_loops`` false: cpu-c), otherwise:
   **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
   vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
   opts there);
+- **copy kernels on CPUs** walk their output in the store's order (``swap``);
 - **CPU cores**: the runtime splits the outermost global range; when that one is too short, ``thread`` splits
   a longer one instead;
 - **GPU**: tensor cores for f16/bf16 matmuls, grouped reductions for small outputs (both only where the
@@ -43,13 +45,11 @@ from kiln.capabilities.tensor_cores import tensor_cores
 from kiln.capabilities.description import TargetDescription
 
 CPU_VECTORS = 2
-REUSE_TILE = 8
-"""A CPU register tile is at most REUSE_TILE rows of CPU_VECTORS vectors: 8 x 2 = 16 accumulator registers of
-AVX-512's 32, with room for the loaded vectors and broadcasts. With 16 registers (AVX2) it is 4 rows
-(``cpu_tile_rows``)."""
-SCALAR_TILE_ROWS = (REUSE_TILE, 4, 2)
-"""Both sides of a CPU tile without a vector axis (q k^T): attention's scores on AVX2 (load 12) took 148 ms with
-8 columns, 50 ms with 4 x 8 and 39-46 ms with 8 x 8, spills and all."""
+"""Vectors along the contiguous axis of a CPU register tile (the width of `graph-pack-matmul`'s panels)."""
+MAX_TILE_ROWS = 8
+"""Rows of a register tile at most (AVX-512's 8 x 2 vectors; more rows cost a broadcast load per FMA). A tile
+without a vector axis (q k^T) is 8 x 8 scalars on any host: attention's scores on AVX2 (load 12) took 148 ms
+with 8 columns, 50 ms with 4 x 8 and 39-46 ms with 8 x 8, spills and all."""
 GPU_TILE = 4
 MAX_PAD_WASTE = 0.25
 """Pad an axis to a multiple of the vector width only if at most this fraction of the work is padding."""
@@ -67,6 +67,14 @@ MIN_THREAD_WORK = 1 << 16
 """Below this many loads, stores and ALU ops a kernel is not worth a ``thread`` split."""
 
 
+def cpu_accumulators(target: TargetDescription) -> int:
+    """Accumulator registers of a CPU register tile: half the vector registers, the other half holding the
+    loaded vectors of B and the broadcasts of A of the k steps LLVM's unrolling interleaves. AVX-512's 32 give
+    8 rows x 2 vectors; AVX2's 16 give 4 x 2, where 8 x 2 spilled accumulators at every k and ran 1.1-1.5x
+    slower (ResNet-50 convs, docs/optimizer.md)."""
+    return max(2, target.vector_registers // 2)
+
+
 def heuristic_opts(kernel: K.KernelOp, target: TargetDescription) -> list[Opt]:
     """Choose opts for ``kernel`` and apply them to it (in place); returns them in order."""
     tuner = _Tuner(kernel, target)
@@ -75,14 +83,6 @@ def heuristic_opts(kernel: K.KernelOp, target: TargetDescription) -> list[Opt]:
     else:
         tuner.cpu()
     return tuner.applied
-
-
-def cpu_tile_rows(target: TargetDescription) -> tuple[int, ...]:
-    """The row counts of a CPU register tile, largest first: those whose accumulators (rows x CPU_VECTORS), the
-    row's CPU_VECTORS loaded vectors and one broadcast fit the target's vector registers. With AVX2's 16 the 8-row
-    tile spilled in its inner loop (256^2 matmul, 2 threads: median 1.42 ms with 8 rows, 0.81 ms with 4)."""
-    rows = tuple(r for r in (REUSE_TILE, 4, 2) if (r + 1) * CPU_VECTORS + 1 <= target.vector_registers)
-    return rows or (2,)
 
 
 class _Tuner:
@@ -152,22 +152,20 @@ class _Tuner:
 
     # -- shared steps -----------------------------------------------------------------------
 
-    def upcast_vector(self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE) -> bool:
+    def upcast_vector(self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE) -> int:
         """Upcast ``r`` by ``vectors`` vectors: a range of one vector's lanes, then (when ``vectors`` > 1 and it
         divides) a range counting the vectors, so each vector access is the lanes of one range. The axis is
-        padded to a multiple of the width first when that wastes little."""
+        padded to a multiple of the width first when that wastes little. Returns the vectors upcast (0: none)."""
         size = const_size(r)
         if size is None or size < self.width:
-            return False
+            return 0
         if size % self.width:
             padded = -(-size // self.width) * self.width
             if (padded - size) / padded > max_waste or not self.attempt(OptOp.PADTO, r, self.width):
-                return False
+                return 0
         if not self.attempt(OptOp.UPCAST, r, self.width):
-            return False
-        if vectors > 1:
-            self.upcast_divisor(r, (vectors,))
-        return True
+            return 0
+        return vectors if vectors > 1 and self.upcast_divisor(r, (vectors,)) else 1
 
     def upcast_divisor(self, r: K.RangeOp, amounts: tuple[int, ...]) -> bool:
         size = const_size(r)
@@ -181,13 +179,14 @@ class _Tuner:
         return self.attempt(OptOp.PADTO, r, amount) and self.attempt(OptOp.UPCAST, r, amount)
 
     def register_tile(
-        self, vectors: int, reuse_rows: tuple[int, ...], pad_rows: bool = False, max_waste: float = MAX_PAD_WASTE,
-        second_reuse: bool = False,
+        self, vectors: int, accumulators: int, max_rows: int, pad_rows: bool = False,
+        max_waste: float = MAX_PAD_WASTE, second_reuse: bool = False,
     ) -> bool:
         """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
-        vectors when another axis brings register reuse, else by one) and that reuse axis (a symbolic one
-        padded to ``reuse_rows[0]`` when ``pad_rows``); with ``second_reuse`` and no vector axis, a second reuse
-        axis, both by ``SCALAR_TILE_ROWS``; whether anything was tiled."""
+        vectors when another axis brings register reuse, else by one) and that reuse axis by as many rows as
+        ``accumulators`` registers hold at the vectors upcast, at most ``max_rows`` (else by a half, a quarter;
+        a symbolic axis padded to that many when ``pad_rows``); with ``second_reuse`` and no vector axis, a
+        second reuse axis by as many; whether anything was tiled."""
         if not self.reduces():
             return False
         strides = Strides(self.kernel)
@@ -197,23 +196,43 @@ class _Tuner:
         # no vector axis (every output axis walks some reduced load with a stride, as k in q k^T): a second
         # reuse axis makes the tile two-dimensional, each load then serving a row or a column of the tile
         second = self.reuse_axis(strides, u, False) if second_reuse and v is None and u is not None else None
-        tiled = v is not None and self.upcast_vector(v, vectors if u is not None else 1, max_waste)
+        upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste) if v is not None else 0
+        rows = min(max_rows, accumulators // max(upcast, 1))
+        reuse_rows = tuple(n for n in (rows, rows // 2, rows // 4) if n >= 2)
         if u is not None and const_size(u) is None:
-            return self.upcast_padded(u, reuse_rows[0]) or tiled
-        if second is not None:  # a tile of scalar accumulators: not sized by the vector registers
-            reuse_rows = SCALAR_TILE_ROWS
+            return self.upcast_padded(u, rows) or upcast > 0
+        tiled = upcast > 0
+        if second is not None:
             tiled = self.upcast_divisor(second, reuse_rows) or tiled
         return (u is not None and self.upcast_divisor(u, reuse_rows)) or tiled
 
     # -- CPU --------------------------------------------------------------------------------
 
     def cpu(self) -> None:
-        tiled = self.register_tile(CPU_VECTORS, cpu_tile_rows(self.target), pad_rows=True,
+        self.store_order()
+        tiled = self.register_tile(CPU_VECTORS, cpu_accumulators(self.target), MAX_TILE_ROWS, pad_rows=True,
                                    max_waste=MAX_TILE_PAD_WASTE, second_reuse=True)
         if not tiled and not self.target.vectorizes_loops:
             self.partial_sums()
             self.vector_lanes()
         self.cores()
+
+    def store_order(self) -> None:
+        """A copy kernel (one store, no reduce) walks its output in the store's order: global ranges sorted by
+        falling store stride (``swap``s). convert-graph-to-kernel orders them for the loads; an im2col copy then
+        wrote its 576 rows a 56-element segment at a time, each row a write stream."""
+        stores = [op for op in self.kernel.body.block.ops if isinstance(op, K.StoreOp)]
+        if len(stores) != 1 or self.reduces():
+            return
+        for i in range(len(ranges(self.kernel))):
+            strides = Strides(self.kernel)
+            order = [r for r in ranges(self.kernel) if kind(r) == AxisKind.GLOBAL]
+            if i >= len(order) or any(strides.stride(stores[0], r) is None for r in order):
+                return
+            key = {r: strides.stride(stores[0], r) or 0 for r in order}
+            first = max(order[i:], key=lambda r: key[r])
+            if key[first] > key[order[i]]:
+                self.attempt(OptOp.SWAP, order[i], axes(self.kernel).index(first))
 
     def partial_sums(self) -> None:
         """Each reduction along a contiguous axis gets a vector of partial sums (for targets whose compiler
@@ -268,7 +287,7 @@ class _Tuner:
         self.fit_loop_limit()
         if self.grouped_reduce():
             return
-        self.register_tile(1, (GPU_TILE, 2))
+        self.register_tile(1, GPU_TILE, GPU_TILE)
         self.unroll()
         self.workgroup()
 

@@ -2,8 +2,9 @@
 // RUN: kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=cuda},graph-pack-matmul{target=cpu-llvm},lower-to-kernel' | filecheck %s --check-prefix=KERNEL
 // RUN: not kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
 
-// The output points are padded to a multiple of the target's vector width: cuda's 4 f32 lanes here (the CPU
-// pipelines pass their own target), so the checks do not depend on the host.
+// The output points are padded to a multiple of the register tile's two vectors of the target (one vector when
+// two would waste more than a quarter): cuda's 4 f32 lanes here (the CPU pipelines pass their own target), so
+// the checks do not depend on the host.
 // BAD: graph-conv-to-matmul: unknown target 'tpu'
 
 // 1x1 at stride 1 without padding: the filter [O, C] times the input viewed as [N, C, H*W]; no copy. The
@@ -33,14 +34,14 @@ func.func @pointwise(%x: !graph.tensor<2x8x8x8xf32>, %w: !graph.tensor<16x8x1x1x
 
 // -----
 
-// A 1x1 over 9x9 = 81 points: the input is copied with 3 zero columns (84 = 21 x 4), the matmul's padded result
+// A 1x1 over 9x9 = 81 points: the input is copied with 7 zero columns (88 = 11 x 2 vectors of 4), the matmul's padded result
 // realized and sliced back to 81 points, so the register tile never pads its vector axis itself.
 // CHECK-LABEL: func.func @pointwise_padded
 // CHECK:         %[[X:.*]] = graph.reshape %x : (!graph.tensor<2x8x9x9xf32>) -> !graph.tensor<2x8x81xf32>
-// CHECK-NEXT:    %[[P:.*]] = graph.pad %[[X]] {low = array<i64: 0, 0, 0>, high = array<i64: 0, 0, 3>, value = 0.000000e+00 : f32} : (!graph.tensor<2x8x81xf32>) -> !graph.tensor<2x8x84xf32>
-// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[P]] : !graph.tensor<2x8x84xf32>
-// CHECK-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[C]] : (!graph.tensor<16x8xf32>, !graph.tensor<2x8x84xf32>) -> !graph.tensor<2x16x84xf32>
-// CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]] : !graph.tensor<2x16x84xf32>
+// CHECK-NEXT:    %[[P:.*]] = graph.pad %[[X]] {low = array<i64: 0, 0, 0>, high = array<i64: 0, 0, 7>, value = 0.000000e+00 : f32} : (!graph.tensor<2x8x81xf32>) -> !graph.tensor<2x8x88xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[P]] : !graph.tensor<2x8x88xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[C]] : (!graph.tensor<16x8xf32>, !graph.tensor<2x8x88xf32>) -> !graph.tensor<2x16x88xf32>
+// CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]] : !graph.tensor<2x16x88xf32>
 // CHECK-NEXT:    %[[S:.*]] = graph.shrink %[[Y]] {start = array<i64: 0, 0, 0>, limit = array<i64: 2, 16, 81>, step = array<i64: 1, 1, 1>}
 // CHECK-NEXT:    %r = graph.reshape %[[S]] : (!graph.tensor<2x16x81xf32>) -> !graph.tensor<2x16x9x9xf32>
 func.func @pointwise_padded(%x: !graph.tensor<2x8x9x9xf32>, %w: !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x9x9xf32> {
@@ -83,12 +84,14 @@ func.func @strided(%x: !graph.tensor<2x8x15x15xf32>, %w: !graph.tensor<16x8x3x3x
 // -----
 
 // Groups: the filter as [G, O/G, C/G*KH*KW] against columns [N, G, C/G*KH*KW, OH*OW], a batched matmul (the
-// 25 points padded to 28). Depthwise convs (one input channel per filter) keep the direct form.
+// 25 points padded to 32; the im2col copy is made before the padding, which would make its index divide).
+// Depthwise convs (one input channel per filter) keep the direct form.
 // CHECK-LABEL: func.func @grouped
 // CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (!graph.tensor<16x4x3x3xf32>) -> !graph.tensor<2x8x36xf32>
-// CHECK:         graph.pad %{{.*}} : (!graph.tensor<2x2x36x25xf32>) -> !graph.tensor<2x2x36x28xf32>
-// CHECK-NEXT:    %[[COLS:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x28xf32>
-// CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[COLS]] : (!graph.tensor<2x8x36xf32>, !graph.tensor<2x2x36x28xf32>) -> !graph.tensor<2x2x8x28xf32>
+// CHECK:         %[[IM2COL:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x25xf32>
+// CHECK-NEXT:    graph.pad %[[IM2COL]] {{.*}} : (!graph.tensor<2x2x36x25xf32>) -> !graph.tensor<2x2x36x32xf32>
+// CHECK-NEXT:    %[[COLS:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x32xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[COLS]] : (!graph.tensor<2x8x36xf32>, !graph.tensor<2x2x36x32xf32>) -> !graph.tensor<2x2x8x32xf32>
 // CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]]
 // CHECK-NEXT:    %[[S:.*]] = graph.shrink %[[Y]] {{.*}} -> !graph.tensor<2x2x8x25xf32>
 // CHECK-NEXT:    %g = graph.reshape %[[S]] : (!graph.tensor<2x2x8x25xf32>) -> !graph.tensor<2x16x5x5xf32>

@@ -4,8 +4,9 @@
 // RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{search=none}' | filecheck %s --check-prefix=NONE
 // RUN: kiln-opt %s --split-input-file -p 'kernel-optimize{target=cuda},kernel-optimize{target=cpu-llvm}' | filecheck %s --check-prefix=CUDA
 // The heuristic's choices (docs/optimizer.md). CPU vector widths come from the host, so the lane counts are
-// left open here. A matmul gets a register tile: its contiguous axis %j by two vectors (a range of one vector's
-// lanes, then one of 2 vectors), the axis with reuse %i by 8 (4 on a host with 16 vector registers, AVX2). A row sum is left to LLVM's loop vectorizer on cpu-llvm (it reassociates), and gets a vector
+// left open here, and so are the rows of a register tile (half the host's vector registers: 8 rows x 2 vectors
+// with AVX-512, 4 x 2 with AVX2). A matmul gets a register tile: its contiguous axis %j by two vectors (a range
+// of one vector's lanes, then one of 2 vectors), the axis with reuse %i by 8 or 4. A row sum is left to LLVM's loop vectorizer on cpu-llvm (it reassociates), and gets a vector
 // of partial sums on cpu-c. GPUs (fixed descriptions): 4x4 tiles, reduce unrolling, workgroups; a long reduce
 // with few outputs is grouped over a workgroup once the linearizer implements group_reduce. A kernel that
 // has an opts attribute was optimized already: a second kernel-optimize leaves it as it is.
@@ -158,4 +159,23 @@ kernel.kernel @move(%out: !kernel.buffer<4096xf32>, %x: !kernel.buffer<4096xf32>
   %i = kernel.range %n global
   %u = kernel.load %x[%i] : f32
   kernel.store %out[%i], %u
+}
+// -----
+// A copy kernel walks its output in the store's order on CPUs: the transpose's ranges come in the load's order
+// (%i, %j), the store's strides are 1 along %i and 64 along %j, so the ranges are swapped; GPUs keep them.
+// LLVM: kernel.kernel @transpose({{.*}} opts = ["swap:0:1"]}
+// C:    kernel.kernel @transpose({{.*}} opts = ["swap:0:1"{{.*}}]}
+// CUDA: kernel.kernel @transpose({{.*}} opts = ["local:1:32", "local:0:4"]}
+// NONE: kernel.kernel @transpose({{.*}} opts = []}
+kernel.kernel @transpose(%out: !kernel.buffer<128x64xf32>, %x: !kernel.buffer<64x128xf32>) attributes {symbols = []} {
+  %c64 = kernel.const 64 : index
+  %c128 = kernel.const 128 : index
+  %i = kernel.range %c64 global
+  %j = kernel.range %c128 global
+  %i128 = kernel.mul %i, %c128 : index
+  %load = kernel.add %i128, %j : index
+  %j64 = kernel.mul %j, %c64 : index
+  %store = kernel.add %j64, %i : index
+  %u = kernel.load %x[%load] : f32
+  kernel.store %out[%store], %u
 }

@@ -35,7 +35,8 @@ func.func @large(%a: !graph.tensor<1024x1024xf32>, %b: !graph.tensor<1024x1024xf
 
 // -----
 
-// From 1 MiB on: a 512 x 512 f32 B is packed too (with the 4-row tile of an AVX2 host its panels thrash).
+// A 512 x 512 f32 B (1 MiB, over a quarter of the 1 MiB L2) is packed: with the 4-row tile of an AVX2 host
+// its panels thrash.
 // CHECK-LABEL: func.func @one_mib
 // CHECK:         graph.contiguous
 // CHECK:         graph.matmul
@@ -46,15 +47,15 @@ func.func @one_mib(%a: !graph.tensor<512x512xf32>, %b: !graph.tensor<512x512xf32
 
 // -----
 
-// Small matmuls stay as they are: B fits in cache (512 x 256 f32 is 512 KiB, under 1 MiB), or too few rows of A
-// share B (a copy of B would cost as much as the matmul), or N is not a multiple of w, or B is a vector.
+// Small matmuls stay as they are: B fits in L2 (128 x 256 f32 is 128 KiB), or too few rows of A share B (a copy
+// of B would cost as much as the matmul), or N is not a multiple of w, or B is a vector.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT:   graph.contiguous
 // CHECK:       func.return
-func.func @small(%a: !graph.tensor<512x512xf32>, %b: !graph.tensor<512x256xf32>, %v: !graph.tensor<8x2048xf32>,
+func.func @small(%a: !graph.tensor<512x128xf32>, %b: !graph.tensor<128x256xf32>, %v: !graph.tensor<8x2048xf32>,
                  %w: !graph.tensor<2048x2048xf32>, %x: !graph.tensor<2048x1000xf32>, %y: !graph.tensor<2048xf32>)
     -> (!graph.tensor<512x256xf32>, !graph.tensor<8x2048xf32>, !graph.tensor<2048x1000xf32>, !graph.tensor<2048xf32>) {
-  %r = graph.matmul %a, %b : (!graph.tensor<512x512xf32>, !graph.tensor<512x256xf32>) -> !graph.tensor<512x256xf32>
+  %r = graph.matmul %a, %b : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<512x256xf32>
   %s = graph.matmul %v, %w : (!graph.tensor<8x2048xf32>, !graph.tensor<2048x2048xf32>) -> !graph.tensor<8x2048xf32>
   %t = graph.matmul %w, %x : (!graph.tensor<2048x2048xf32>, !graph.tensor<2048x1000xf32>) -> !graph.tensor<2048x1000xf32>
   %u = graph.matmul %w, %y : (!graph.tensor<2048x2048xf32>, !graph.tensor<2048xf32>) -> !graph.tensor<2048xf32>
@@ -63,7 +64,7 @@ func.func @small(%a: !graph.tensor<512x512xf32>, %b: !graph.tensor<512x256xf32>,
 
 // -----
 
-// Symbolic dims are judged by their lower bounds: K >= 512 with N = 1024 is at least 2 MiB and M >= 64 rows, so
+// Symbolic dims are judged by their lower bounds: K >= 512 with N = 1024 is at least 2 MiB (the threshold is 256 KiB) and M >= 64 rows, so
 // B is packed (K stays symbolic in the panels); with a batch of possibly one row (B of @maybe_one) it is not.
 // The kernel has no div/mod: neither on A's [M, K] -> [M, 1, K] reshape nor on the panels (an index
 // `(i*K + k) // K` with k a range of size K folds to i).
