@@ -19,7 +19,8 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   range is no longer OH x OW, and the im2col copy divided and took remainders per element (3x3 256 @14:
   4.4 ms for 0.5M elements, one core).
 - Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
-  has nothing to tile.
+  has nothing to tile. A computed input is realized plain here too: each of the taps read ShuffleNet's channel
+  shuffle, the pad and the previous layer's padded points through their divisions and remainders.
 
 Measurements and the choice of layout are in docs/optimizer.md ("Convolutions as matmuls").
 """
@@ -94,8 +95,12 @@ class ConvToMatmul(RewritePattern):
         if not isinstance(op, graph.Conv2dOp):
             return
         o, cg = tensor_type(op.operands[1]).shape[:2]
-        if cg == 1:
-            return  # depthwise (or single-channel): the direct form
+        if cg == 1:  # depthwise (or single-channel): the direct form, on a plain input
+            x = op.operands[0]
+            if not isinstance(x, BlockArgument) and not isinstance(x.owner, graph.ContiguousOp):
+                op.operands[0] = Builder(rewriter, op).op("contiguous", x, result=tensor_type(x))
+                rewriter.handle_operation_modification(op)
+            return
         b = Builder(rewriter, op)
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
         groups = int(op.groups.value.data)

@@ -151,3 +151,21 @@ func.func @computed_input(%x: !graph.tensor<1x8x8x8xf32>, %w: !graph.tensor<16x8
   %r = graph.conv2d %h, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x8x8x8xf32>, !graph.tensor<16x8x3x3xf32>) -> !graph.tensor<1x16x8x8xf32>
   func.return %r : !graph.tensor<1x16x8x8xf32>
 }
+
+// -----
+
+// A depthwise conv keeps the direct form; a computed input is realized plain first (a channel shuffle or the
+// previous layer's padded points would be recomputed at each tap through their index arithmetic), an argument
+// or an input already realized is read as it is.
+// CHECK-LABEL: func.func @depthwise_input
+// CHECK:         %[[R:.*]] = graph.relu %x
+// CHECK-NEXT:    %[[P:.*]] = graph.contiguous %[[R]]
+// CHECK-NEXT:    graph.conv2d %[[P]], %w
+// CHECK-NEXT:    graph.conv2d %x, %w
+// CHECK-NOT:     graph.contiguous
+func.func @depthwise_input(%x: !graph.tensor<1x8x10x10xf32>, %w: !graph.tensor<8x1x3x3xf32>) -> (!graph.tensor<1x8x10x10xf32>, !graph.tensor<1x8x10x10xf32>) {
+  %r = graph.relu %x : !graph.tensor<1x8x10x10xf32>
+  %c = graph.conv2d %r, %w {padding = array<i64: 1, 1>, groups = 8 : i64} : (!graph.tensor<1x8x10x10xf32>, !graph.tensor<8x1x3x3xf32>) -> !graph.tensor<1x8x10x10xf32>
+  %d = graph.conv2d %x, %w {padding = array<i64: 1, 1>, groups = 8 : i64} : (!graph.tensor<1x8x10x10xf32>, !graph.tensor<8x1x3x3xf32>) -> !graph.tensor<1x8x10x10xf32>
+  func.return %c, %d : !graph.tensor<1x8x10x10xf32>, !graph.tensor<1x8x10x10xf32>
+}
