@@ -18,6 +18,9 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   index in one kernel are one computation there (with a target; without one every path counts). A value
   reached again at an index the walk does not follow (strided slices, pads, concats) is computed again, and so
   are the reductions below it: max pool as nine strided slices of a conv output realizes the conv.
+- `concat read again`: a concat below such a value, or reached through a broadcast (a pool's windows), selects
+  among its pieces once per read: realized, the reads are plain loads (a max pool over an Inception module's
+  output read each element nine times through a four-way select).
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
   `RECOMPUTE_LIMIT` ops is computed once. Decided only in a round that realizes nothing else: a value under a
   reduction realized in the same round was counted once per path to that reduction (a matmul's broadcast
@@ -165,9 +168,14 @@ class _Walk:
         if (v, bcast, piece, view) in k.seen:
             if v is not k.root and (view is None or not view.exact):
                 # Another path to the same unknown index: everything below is computed again, its nearest
-                # reductions too (max pool's nine strided slices of one conv output).
-                for r in self._reductions_below(v):
-                    self.computed[r].add(object())
+                # reductions too (max pool's nine strided slices of one conv output), and its concats select
+                # among their pieces again (a pool over an Inception module's concat).
+                again = [v] if isinstance(owner, graph.ConcatOp) else self._reductions_and_concats_below(v)
+                for r in again:
+                    if isinstance(r.owner, graph.ConcatOp):
+                        self.found.setdefault(r, "concat read again")
+                    else:
+                        self.computed[r].add(object())
             return
         k.seen.add((v, bcast, piece, view))
         if is_reduce(owner):
@@ -178,6 +186,9 @@ class _Walk:
                 self.found.setdefault(v, "concat piece")
                 return
             bcast = piece = False
+        elif bcast and isinstance(owner, graph.ConcatOp) and v is not k.root:
+            self.found.setdefault(v, "concat read again")
+            return
         elif bcast and isinstance(owner, ELEMENTWISE) and v is not k.root and trampoline.run(self._alu_cost(v, {})) > BROADCAST_RECOMPUTE_LIMIT:
             self.found.setdefault(v, "broadcast expensive")
             return
@@ -185,8 +196,9 @@ class _Walk:
             yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i),
                               piece or isinstance(owner, graph.ConcatOp))
 
-    def _reductions_below(self, v: SSAValue) -> list[SSAValue]:
-        """The reductions that computing `v` in a kernel computes: its nearest unrealized ones (iterative)."""
+    def _reductions_and_concats_below(self, v: SSAValue) -> list[SSAValue]:
+        """The reductions and concats that computing `v` in a kernel computes: its nearest unrealized ones
+        (iterative)."""
         if v not in self.below:
             found: list[SSAValue] = []
             stack, seen = [v], {v}
@@ -195,7 +207,7 @@ class _Walk:
                 owner = u.owner
                 if not isinstance(owner, Operation) or (u is not v and u in self.realized):
                     continue
-                if is_reduce(owner) and u is not v:
+                if (is_reduce(owner) or isinstance(owner, graph.ConcatOp)) and u is not v:
                     found.append(u)
                     continue
                 for o in owner.operands:

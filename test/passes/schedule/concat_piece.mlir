@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s -p 'graph-mark-realize{target=cpu-llvm}' | filecheck %s
-// RUN: kiln-opt %s -p 'graph-mark-realize' | filecheck %s
+// RUN: kiln-opt %s -p 'graph-decompose,graph-mark-realize{target=cpu-llvm}' | filecheck %s
+// RUN: kiln-opt %s -p 'graph-decompose,graph-mark-realize' | filecheck %s
 // A reduction that is a piece of a concat is realized: the concat's kernel computes every piece at every element
 // and selects, so a fused sum would run over the whole concat (DenseNet's dense block: a conv's 32 channels
 // computed over all 256 of the block's output).
@@ -20,4 +20,26 @@ func.func @elementwise_pieces(%x: !graph.tensor<4x8xf32>, %y: !graph.tensor<12x8
   %r = graph.relu %x : !graph.tensor<4x8xf32>
   %c = graph.concat %y, %r {axis = 0 : i64} : (!graph.tensor<12x8xf32>, !graph.tensor<4x8xf32>) -> !graph.tensor<16x8xf32>
   func.return %c : !graph.tensor<16x8xf32>
+}
+
+// A concat read through a pool's windows (a broadcast) would select among its pieces at every tap: realized, the
+// taps are plain loads (Inception v1's max pools over its modules' outputs).
+// CHECK-LABEL: func.func @pool_of_concat
+// CHECK:       graph.concat %x, %y {graph.realize = "concat read again"
+func.func @pool_of_concat(%x: !graph.tensor<1x4x8x8xf32>, %y: !graph.tensor<1x4x8x8xf32>) -> !graph.tensor<1x8x8x8xf32> {
+  %c = graph.concat %x, %y {axis = 1 : i64} : (!graph.tensor<1x4x8x8xf32>, !graph.tensor<1x4x8x8xf32>) -> !graph.tensor<1x8x8x8xf32>
+  %p = graph.max_pool2d %c {kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>} : (!graph.tensor<1x8x8x8xf32>) -> !graph.tensor<1x8x8x8xf32>
+  func.return %p : !graph.tensor<1x8x8x8xf32>
+}
+
+// The same through strided slices (a ceil-mode pool as the ONNX importer writes it): each slice reads the concat
+// again.
+// CHECK-LABEL: func.func @slices_of_concat
+// CHECK:       graph.concat %x, %y {graph.realize = "concat read again"
+func.func @slices_of_concat(%x: !graph.tensor<4x8xf32>, %y: !graph.tensor<4x8xf32>) -> !graph.tensor<8x4xf32> {
+  %c = graph.concat %x, %y {axis = 0 : i64} : (!graph.tensor<4x8xf32>, !graph.tensor<4x8xf32>) -> !graph.tensor<8x8xf32>
+  %a = graph.shrink %c {start = array<i64: 0, 0>, limit = array<i64: 8, 7>, step = array<i64: 1, 2>} : (!graph.tensor<8x8xf32>) -> !graph.tensor<8x4xf32>
+  %b = graph.shrink %c {start = array<i64: 0, 1>, limit = array<i64: 8, 8>, step = array<i64: 1, 2>} : (!graph.tensor<8x8xf32>) -> !graph.tensor<8x4xf32>
+  %m = graph.max %a, %b : (!graph.tensor<8x4xf32>, !graph.tensor<8x4xf32>) -> !graph.tensor<8x4xf32>
+  func.return %m : !graph.tensor<8x4xf32>
 }
