@@ -215,23 +215,30 @@ def compile_objects(ir: str, opt_level: int = 3) -> list[bytes]:
             missing.append(i)
         else:
             objects[i] = obj
-    built = workers.compile_all([(units[i].ir, opt_level, units[i].loop_vectorize) for i in missing], compile_object)
-    objects.update(zip(missing, built))
+    requests = [(units[i].ir, opt_level, units[i].loop_vectorize) for i in missing]
+    # Stored here, not in the workers: a worker keeps the cache settings of its start (KILN_CACHE_DIR may change).
+    for i, request, obj in zip(missing, requests, workers.compile_all(requests, build_object)):
+        cache.put(OBJECT_NAMESPACE, object_key(with_runtime_library(request[0]), opt_level, request[2]), obj)
+        objects[i] = obj
     return [objects[i] for i in range(len(units))]
 
 
 def compile_object(ir: str, opt_level: int = 3, loop_vectorize: bool = True) -> bytes:
     """Host object code for the module ``ir``, from the disk cache when it was compiled before."""
-    ir = with_runtime_library(ir)
-    key = object_key(ir, opt_level, loop_vectorize)
+    key = object_key(with_runtime_library(ir), opt_level, loop_vectorize)
     obj = cache.get(OBJECT_NAMESPACE, key)
     if obj is None:
-        module = parse_ir(ir)
-        tm = optimize(module, opt_level, loop_vectorize)
-        with _lock:
-            obj = tm.emit_object(module)
+        obj = build_object(ir, opt_level, loop_vectorize)
         cache.put(OBJECT_NAMESPACE, key, obj)
     return obj
+
+
+def build_object(ir: str, opt_level: int = 3, loop_vectorize: bool = True) -> bytes:
+    """Host object code for the module ``ir``, compiled now (what a compile worker runs)."""
+    module = parse_ir(with_runtime_library(ir))
+    tm = optimize(module, opt_level, loop_vectorize)
+    with _lock:
+        return tm.emit_object(module)
 
 
 @functools.cache

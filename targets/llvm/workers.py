@@ -4,7 +4,8 @@ llvmlite runs every call into LLVM under one process-wide lock (its LLVMContext 
 do not overlap LLVM work: parallel compiles need processes. A worker is ``python -m kiln.targets.llvm.workers``,
 started with the running interpreter (not ``multiprocessing``, which would re-import the user's ``__main__``),
 that reads requests from its stdin and answers on a private copy of its stdout (pickled tuples); it compiles
-through ``toolchain.compile_object``, so its objects land in the same disk cache.
+through ``toolchain.build_object``; the caller stores the objects in its disk cache (a worker would keep the
+cache settings of its start).
 
 ``compile_all`` hands out the units the cache does not hold, largest first: the calling thread compiles in this
 process while each worker is fed by a thread of its own, so a worker that is still starting (a few tenths of a
@@ -40,7 +41,7 @@ WORKER_COMMAND = [sys.executable, "-P", "-m", "kiln.targets.llvm.workers"]
 """How a worker starts (the running interpreter, without the script's folder on ``sys.path``)."""
 
 Request = tuple[str, int, bool]
-"""(LLVM IR, opt level, loop vectorizer on): the arguments of ``toolchain.compile_object``."""
+"""(LLVM IR, opt level, loop vectorizer on): the arguments of ``toolchain.build_object``."""
 
 
 class WorkerLost(Exception):
@@ -195,7 +196,7 @@ class _Stop(Exception):
 
 def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     """A worker's loop: compile each request until the stream ends."""
-    from kiln.targets.llvm.toolchain import compile_object
+    from kiln.targets.llvm.toolchain import build_object
 
     while True:
         try:
@@ -203,7 +204,7 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
         except EOFError:
             return
         try:
-            reply: tuple[str, Any] = ("ok", compile_object(*request))
+            reply: tuple[str, Any] = ("ok", build_object(*request))
         except CompileError as e:
             reply = ("error", str(e))
         pickle.dump(reply, replies)
