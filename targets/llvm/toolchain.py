@@ -206,19 +206,17 @@ def with_runtime_library(ir: str) -> str:
 def compile_objects(ir: str, opt_level: int = 3) -> list[bytes]:
     """Host object code for ``ir``, one object per unit (``split_units``), each from the disk cache when it was
     compiled before; the others compile in parallel (``workers``)."""
-    objects: dict[int, bytes] = {}
-    missing: list[int] = []
     units = split_units(ir)
-    for i, unit in enumerate(units):
-        obj = cache.get(OBJECT_NAMESPACE, object_key(with_runtime_library(unit.ir), opt_level, unit.loop_vectorize))
-        if obj is None:
-            missing.append(i)
-        else:
+    keys = [object_key(with_runtime_library(u.ir), opt_level, u.loop_vectorize) for u in units]
+    objects: dict[int, bytes] = {}
+    for i, key in enumerate(keys):
+        if (obj := cache.get(OBJECT_NAMESPACE, key)) is not None:
             objects[i] = obj
+    missing = [i for i in range(len(units)) if i not in objects]
     requests = [(units[i].ir, opt_level, units[i].loop_vectorize) for i in missing]
     # Stored here, not in the workers: a worker keeps the cache settings of its start (KILN_CACHE_DIR may change).
-    for i, request, obj in zip(missing, requests, workers.compile_all(requests, build_object)):
-        cache.put(OBJECT_NAMESPACE, object_key(with_runtime_library(request[0]), opt_level, request[2]), obj)
+    for i, obj in zip(missing, workers.compile_all(requests, build_object)):
+        cache.put(OBJECT_NAMESPACE, keys[i], obj)
         objects[i] = obj
     return [objects[i] for i in range(len(units))]
 
