@@ -54,6 +54,11 @@ kernel.kernel @mm(%a: !kernel.buffer<16x32xf32>, %b: !kernel.buffer<32x64xf32>, 
 """
 
 
+CLUSTER_MARK = "KILN_TEST_RAY_CLUSTER"
+"""An environment variable the fixture sets for the module's life: every node it starts, and so every worker,
+inherits it (tests change ``KILN_CACHE_DIR`` for themselves, so that cannot mark them)."""
+
+
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
     """Two local nodes with cpu-llvm's hardware class, one CPU and one timing slot each; a cache folder of its
@@ -61,6 +66,7 @@ def ray_cluster(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cluster-cache")
     saved = os.environ.get("KILN_CACHE_DIR")
     os.environ["KILN_CACHE_DIR"] = str(cache)
+    os.environ[CLUSTER_MARK] = str(cache)
     resources = cluster.node_resources(CPU, cpus=1)
     nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": resources})
     nodes.add_node(num_cpus=1, resources=resources)
@@ -70,6 +76,7 @@ def ray_cluster(tmp_path_factory):
     finally:
         ray.shutdown()
         nodes.shutdown()
+        os.environ.pop(CLUSTER_MARK, None)
         if saved is None:
             os.environ.pop("KILN_CACHE_DIR", None)
         else:
@@ -117,10 +124,20 @@ def test_a_cluster_without_the_hardware_class_is_refused(ray_cluster) -> None:
 
 
 def _ray_workers(title: str) -> list[int]:
-    """Pids of Ray worker processes now running the method ``title`` (Ray sets an actor's process title to
-    ``ray::<Class>.<method>`` while it runs one)."""
+    """Pids of this module's Ray worker processes now running the method ``title`` (Ray sets an actor's process
+    title to ``ray::<Class>.<method>`` while it runs one). Only workers of the fixture's cluster count, not those
+    of another test run on the machine."""
     out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
-    return [int(line.split()[0]) for line in out.splitlines() if f"ray::{title}" in line and "IDLE" not in line]
+    pids = [int(line.split()[0]) for line in out.splitlines() if f"ray::{title}" in line and "IDLE" not in line]
+    return [pid for pid in pids if _in_this_cluster(pid)]
+
+
+def _in_this_cluster(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f"{CLUSTER_MARK}={os.environ[CLUSTER_MARK]}".encode() in f.read().split(b"\0")
+    except OSError:  # gone since ps listed it, or another user's
+        return False
 
 
 def _signal_first(title: str, sig: int, sent: list[int], stop: threading.Event) -> None:
