@@ -200,12 +200,49 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+HOST_CPU_NAMESPACE = "host-cpu"
+"""The disk cache's namespace for ``host_cpu``'s answer, under the machine's CPU identity and llvmlite's version."""
+
+
 @functools.cache
 def host_cpu() -> tuple[str, str, str]:
-    """(triple, CPU name, feature string) of this machine as LLVM sees it; part of every host-code cache key."""
+    """(triple, CPU name, feature string) of this machine as LLVM sees it; part of every host-code cache key.
+
+    Asking LLVM means loading it (~0.15 s of a later process that otherwise would not: cpu-c, or before the
+    cache hit), so the answer is kept in the disk cache under what the kernel reports of the CPU
+    (``cpu_identity``); without that report, LLVM is asked every time."""
+    from kiln.support import cache
+    from kiln.support.versions import package_version
+
+    identity = cpu_identity()
+    key = (identity, package_version("llvmlite"))
+    if identity is not None and (kept := cache.get(HOST_CPU_NAMESPACE, key)) is not None:
+        triple, name, features = kept.decode().split("\n")
+        return triple, name, features
     import llvmlite.binding as llvm
 
-    return llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    probed = llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    if identity is not None:
+        cache.put(HOST_CPU_NAMESPACE, key, "\n".join(probed).encode())
+    return probed
+
+
+_CPU_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags",
+               "CPU implementer", "CPU architecture", "CPU variant", "CPU part", "CPU revision", "Features")
+"""The lines of ``/proc/cpuinfo`` that say which CPU this is and what it can do (x86, then AArch64); not the
+ones that change while it runs (``cpu MHz``, ``bogomips``)."""
+
+
+def cpu_identity() -> str | None:
+    """The machine's architecture and the distinct identifying lines of ``/proc/cpuinfo``, sorted; None where
+    there is no such file (not Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    fields = {" ".join(line.split()) for line in lines if line.split(":")[0].strip() in _CPU_FIELDS}
+    return "\n".join([os.uname().machine, *sorted(fields)])
 
 
 def host_vector_bytes() -> int:
