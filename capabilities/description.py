@@ -15,13 +15,13 @@ import importlib
 import os
 from dataclasses import dataclass, field
 
-from kiln.dialects.alu import ALU_OPS as ALU_TABLE
-from kiln.dialects.ops.table import natively_rendered
-from kiln.dialects.types import DTYPES, itemsize, parse_dtype
+from kiln.dialects.ops.table import OPS, natively_rendered
+from kiln.support.dtypes import DTYPE_FACTS, dtype_itemsize
 from kiln.support.env import env_int
 
-ALU_OPS = frozenset(ALU_TABLE)
-"""The ALU op names shared by the kernel and uop dialects (``kiln.dialects.alu``)."""
+ALU_OPS = frozenset(op.name for op in OPS)
+"""The ALU op names shared by the kernel and uop dialects (``kiln.dialects.alu``'s table is made from the same
+op declarations; read from them so that describing a target imports no xDSL)."""
 
 _DESCRIPTION_MODULES: dict[str, str] = {
     "cpu-llvm": "kiln.capabilities.llvm",
@@ -38,7 +38,7 @@ class TargetDescription:
 
     name: str
     dtypes: frozenset[str]
-    """dtype names (keys of ``kiln.dialects.types.DTYPES``) the target can load, store and compute with."""
+    """dtype names (keys of ``kiln.support.dtypes.DTYPE_FACTS``) the target can load, store and compute with."""
     alu_ops: frozenset[str]
     """ALU ops the emitter writes directly; ``uop-decompose`` rewrites the others in terms of these."""
     index_bits: int
@@ -88,15 +88,15 @@ class TargetDescription:
     def __post_init__(self) -> None:
         restricted = set().union(*self.native_dtypes.values())
         unknown = (
-            (self.dtypes - DTYPES.keys())
+            (self.dtypes - DTYPE_FACTS.keys())
             | (self.alu_ops - ALU_OPS)
             | (self.native_dtypes.keys() - ALU_OPS)
-            | (restricted - DTYPES.keys() - {"index"})
+            | (restricted - DTYPE_FACTS.keys() - {"index"})
         )
         if unknown:
             raise ValueError(f"target '{self.name}': unknown dtypes or ALU ops {sorted(unknown)}")
         if not self.vector_widths:
-            widths = {d: max(1, self.vector_bytes // itemsize(parse_dtype(d))) for d in sorted(self.dtypes)}
+            widths = {d: max(1, self.vector_bytes // dtype_itemsize(d)) for d in sorted(self.dtypes)}
             object.__setattr__(self, "vector_widths", widths)
 
     def supports_dtype(self, dtype: str) -> bool:
@@ -177,7 +177,7 @@ def host_cpu_description(name: str, emitter: str, vectorizes_loops: bool = False
     loop-invariant divisors as reciprocals."""
     return TargetDescription(
         name=name,
-        dtypes=frozenset(DTYPES),
+        dtypes=frozenset(DTYPE_FACTS),
         alu_ops=natively_rendered(emitter)[0],
         index_bits=64,
         vector_bytes=host_vector_bytes(),
@@ -200,12 +200,49 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+HOST_CPU_NAMESPACE = "host-cpu"
+"""The disk cache's namespace for ``host_cpu``'s answer, under the machine's CPU identity and llvmlite's version."""
+
+
 @functools.cache
 def host_cpu() -> tuple[str, str, str]:
-    """(triple, CPU name, feature string) of this machine as LLVM sees it; part of every host-code cache key."""
+    """(triple, CPU name, feature string) of this machine as LLVM sees it; part of every host-code cache key.
+
+    Asking LLVM means loading it (~0.15 s of a later process that otherwise would not: cpu-c, or before the
+    cache hit), so the answer is kept in the disk cache under what the kernel reports of the CPU
+    (``cpu_identity``); without that report, LLVM is asked every time."""
+    from kiln.support import cache
+    from kiln.support.versions import package_version
+
+    identity = cpu_identity()
+    key = (identity, package_version("llvmlite"))
+    if identity is not None and (kept := cache.get(HOST_CPU_NAMESPACE, key)) is not None:
+        triple, name, features = kept.decode().split("\n")
+        return triple, name, features
     import llvmlite.binding as llvm
 
-    return llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    probed = llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    if identity is not None:
+        cache.put(HOST_CPU_NAMESPACE, key, "\n".join(probed).encode())
+    return probed
+
+
+_CPU_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags",
+               "CPU implementer", "CPU architecture", "CPU variant", "CPU part", "CPU revision", "Features")
+"""The lines of ``/proc/cpuinfo`` that say which CPU this is and what it can do (x86, then AArch64); not the
+ones that change while it runs (``cpu MHz``, ``bogomips``)."""
+
+
+def cpu_identity() -> str | None:
+    """The machine's architecture and the distinct identifying lines of ``/proc/cpuinfo``, sorted; None where
+    there is no such file (not Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    fields = {" ".join(line.split()) for line in lines if line.split(":")[0].strip() in _CPU_FIELDS}
+    return "\n".join([os.uname().machine, *sorted(fields)])
 
 
 def host_vector_bytes() -> int:

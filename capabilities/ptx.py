@@ -16,7 +16,7 @@ f32 through ``cvt``); on f64 ``uop-decompose`` builds them in software from f64/
 
 from __future__ import annotations
 
-from kiln.dialects.types import DTYPES, itemsize, parse_dtype
+from kiln.support.dtypes import DTYPE_FACTS, dtype_itemsize
 from kiln.capabilities.description import TargetDescription
 from kiln.dialects.ops.table import natively_rendered
 
@@ -54,13 +54,13 @@ def describe() -> TargetDescription:
     """Every kiln dtype (f16/bf16 and sub-32-bit ints compute through ``cvt``), 32-bit index, CUDA limits."""
     return TargetDescription(
         name="cuda",
-        dtypes=frozenset(DTYPES),
+        dtypes=frozenset(DTYPE_FACTS),
         alu_ops=NATIVE,
         native_dtypes=NATIVE_DTYPES,
         index_bits=32,
         vector_bytes=16,
         # PTX vector loads/stores are .v2/.v4 of one element type, 16 bytes at most.
-        vector_widths={d: min(4, 16 // itemsize(parse_dtype(d))) for d in sorted(DTYPES)},
+        vector_widths={d: min(4, 16 // dtype_itemsize(d)) for d in sorted(DTYPE_FACTS)},
         has_local=True,
         local_memory_bytes=STATIC_SHARED_MEMORY_BYTES,
         max_workgroup_size=1024,

@@ -10,12 +10,11 @@ description, the toolchain's version, kiln's own code), or none (the entry was e
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
-from importlib.metadata import PackageNotFoundError, version
 
 from kiln.support import cache
 from kiln.support.errors import KilnError
+from kiln.support.versions import package_version
 
 PROGRAM_NAMESPACE = "program"
 """The driver's cache of compiled programs; its index (``program-index``) keeps the parts explained here."""
@@ -63,14 +62,6 @@ def toolchain_version(device: str) -> str:
         return f"llvmlite {package_version('llvmlite')} LLVM {'.'.join(map(str, llvm.llvm_version_info))}"
     packages = {"cuda": ("cuda-python", "nvidia-nvjitlink"), "webgpu": ("wgpu",)}.get(device, ())
     return " ".join(f"{p} {package_version(p)}" for p in packages)
-
-
-@functools.cache
-def package_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "absent"
 
 
 def why_compiled(index: str, parts: dict[str, str]) -> str:

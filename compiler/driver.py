@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kiln.compiler import registry
-from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, package_version, remember, why_compiled
+from kiln.compiler.cache_explain import PROGRAM_NAMESPACE, key_parts, remember, why_compiled
 from kiln.runtime.devices import DEFAULT_DEVICE, Device, InterpDevice, get_device
 from kiln.runtime.program import KernelsArtifact, ProgramSpec
 from kiln.support import cache
 from kiln.support.env import env_int
 from kiln.support.errors import CompileError, KilnError, UserError
+from kiln.support.versions import package_version
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp

@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TypeAlias
 
-import functools
-
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -33,57 +31,37 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from kiln.support.dtypes import (
+    DTYPE_FACTS,
+    INDEX_BITS,
+    DtypeFacts,
+    check_dtype_name,
+    dtype_of_numpy,
+    numpy_dtype,
+)
+
 Dim: TypeAlias = int | str
 Shape: TypeAlias = tuple[Dim, ...]
 
 # ---------------------------------------------------------------------------------------------
 # dtypes
 
-DTYPES: dict[str, Attribute] = {
-    "i1": IntegerType(1),
-    "i8": IntegerType(8),
-    "i16": IntegerType(16),
-    "i32": IntegerType(32),
-    "i64": IntegerType(64),
-    "ui8": IntegerType(8, Signedness.UNSIGNED),
-    "ui16": IntegerType(16, Signedness.UNSIGNED),
-    "ui32": IntegerType(32, Signedness.UNSIGNED),
-    "ui64": IntegerType(64, Signedness.UNSIGNED),
-    "f16": Float16Type(),
-    "bf16": BFloat16Type(),
-    "f32": Float32Type(),
-    "f64": Float64Type(),
+_FLOAT_TYPES: dict[str, type[Attribute]] = {
+    "f16": Float16Type, "bf16": BFloat16Type, "f32": Float32Type, "f64": Float64Type,
 }
-"""Every dtype a tensor may have, by its MLIR spelling."""
+
+
+def _mlir_type(name: str, facts: DtypeFacts) -> Attribute:
+    if facts.kind == "float":
+        return _FLOAT_TYPES[name]()
+    return IntegerType(facts.bits, Signedness.UNSIGNED if facts.kind == "uint" else Signedness.SIGNLESS)
+
+
+DTYPES: dict[str, Attribute] = {name: _mlir_type(name, facts) for name, facts in DTYPE_FACTS.items()}
+"""Every dtype a tensor may have, by its MLIR spelling (built from ``kiln.support.dtypes``, which the runtime
+reads without xDSL)."""
 
 _NAME_OF: dict[Attribute, str] = {t: n for n, t in DTYPES.items()}
-
-
-
-_NUMPY: dict[str, np.dtype] = {
-    "i1": np.dtype(np.bool_),
-    "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-    "ui8": np.dtype(np.uint8),
-    "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32),
-    "ui64": np.dtype(np.uint64),
-    "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
-}
-"""kiln dtype name -> numpy dtype, except bf16 (see `_bfloat16`)."""
-
-
-@functools.cache
-def _bfloat16() -> np.dtype:
-    """ml_dtypes' bfloat16, imported on first use: the import costs most of a second, which a program
-    without bf16 (and every kiln-opt run) should not pay."""
-    import ml_dtypes
-
-    return np.dtype(ml_dtypes.bfloat16)
 
 
 def dtype_name(t: Attribute) -> str:
@@ -98,13 +76,8 @@ def dtype_name(t: Attribute) -> str:
 
 def parse_dtype(name: str) -> Attribute:
     """The dtype attribute for an MLIR spelling; 'bool' is accepted for i1."""
-    if name == "bool":
-        name = "i1"
-    if name == "index":
-        return IndexType()
-    if name not in DTYPES:
-        raise ValueError(f"unknown dtype '{name}' (expected one of {', '.join(DTYPES)})")
-    return DTYPES[name]
+    name = check_dtype_name(name)
+    return IndexType() if name == "index" else DTYPES[name]
 
 
 def is_dtype(t: Attribute) -> bool:
@@ -113,21 +86,12 @@ def is_dtype(t: Attribute) -> bool:
 
 def to_numpy(t: Attribute | str) -> np.dtype:
     """The numpy dtype of a kiln dtype (bf16 is ml_dtypes.bfloat16; index is int64)."""
-    name = t if isinstance(t, str) else dtype_name(t)
-    if name == "index":
-        return np.dtype(np.int64)
-    return _bfloat16() if name == "bf16" else _NUMPY[name]
+    return numpy_dtype(t if isinstance(t, str) else dtype_name(t))
 
 
 def from_numpy(dt: np.dtype | type) -> Attribute:
     """The kiln dtype of a numpy dtype."""
-    dt = np.dtype(dt)
-    for name, candidate in _NUMPY.items():
-        if candidate == dt:
-            return DTYPES[name]
-    if dt.name == "bfloat16" and dt == _bfloat16():
-        return DTYPES["bf16"]
-    raise ValueError(f"numpy dtype {dt} has no kiln equivalent")
+    return DTYPES[dtype_of_numpy(dt)]
 
 
 def is_float(t: Attribute) -> bool:
@@ -149,7 +113,7 @@ def is_unsigned(t: Attribute) -> bool:
 
 def bitwidth(t: Attribute) -> int:
     if isinstance(t, IndexType):
-        return 64
+        return INDEX_BITS
     if isinstance(t, IntegerType):
         return t.width.data
     return {Float16Type: 16, BFloat16Type: 16, Float32Type: 32, Float64Type: 64}[type(t)]

@@ -42,16 +42,19 @@ import operator
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from kiln.dialects.types import DTYPES, Shape, to_numpy
+from kiln.support.dtypes import DTYPE_FACTS as DTYPES, numpy_dtype as to_numpy  # no xDSL on a cache hit
 from kiln.support.errors import CompileError, InputError
 from kiln.targets.loaded import LoadedKernels
 from kiln.support.symbolic import compile_size, size_symbols
 from kiln.runtime.arena import pack
 from kiln.runtime.threads import Range, ThreadPool, default_pool
+
+if TYPE_CHECKING:
+    from kiln.dialects.types import Shape
 
 ALIGNMENT = 64
 """Byte alignment of arena offsets and storage (one cache line; a full AVX-512 vector)."""

@@ -207,16 +207,41 @@ def code_fingerprint() -> str:
     """A hash of kiln's own source code, for keys of artifacts that kiln's code produces.
 
     Any edit to kiln (a pass, an emitter) changes it, so a stale compiled program is never reused; the package
-    version alone would not notice edits made during development. Computed once per process (a few ms).
+    version alone would not notice edits made during development. Computed once per process (``source_fingerprint``).
     """
-    root = Path(__file__).resolve().parent.parent
+    return source_fingerprint(Path(__file__).resolve().parent.parent)
+
+
+FINGERPRINT_NAMESPACE = "code-fingerprint"
+"""The disk cache's namespace for ``source_fingerprint``'s hashes, under the files' stat stamp."""
+
+
+def source_fingerprint(root: Path) -> str:
+    """The sha256 of every ``.py`` file under ``root`` (less ``_NOT_CODE`` and hidden folders), with its path.
+
+    Hashing reads every file (~25 ms for kiln on an idle machine, several times that under load, in every later
+    process), so the hash is kept in the disk cache under the files' paths, sizes, inodes and modification times
+    in nanoseconds: what Python itself trusts (with less: seconds and size) to reuse a module's bytecode."""
+    files: list[tuple[str, os.DirEntry]] = []
+
+    def walk(folder: str) -> None:  # os.walk's order: a folder's files, then its subfolders, each sorted
+        with os.scandir(root / folder) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+        prefix = folder + "/" if folder else ""
+        files.extend((prefix + e.name, e) for e in entries if e.name.endswith(".py") and e.is_file())
+        for e in entries:
+            if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__")) and e.name not in _NOT_CODE:
+                walk(prefix + e.name)
+
+    walk("")
+    stamp = "\n".join(f"{name} {(st := entry.stat()).st_size} {entry.inode()} {st.st_mtime_ns}"
+                       for name, entry in files)
+    if (kept := get(FINGERPRINT_NAMESPACE, [str(root), stamp])) is not None:
+        return kept.decode()
     h = hashlib.sha256()
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")) and d not in _NOT_CODE)
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = Path(folder, name)
-                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, entry in files:
+        h.update(name.encode() + b"\0" + Path(entry.path).read_bytes() + b"\0")
+    put(FINGERPRINT_NAMESPACE, [str(root), stamp], h.hexdigest().encode())
     return h.hexdigest()
 
 

@@ -13,10 +13,12 @@ error (not measured: no GPU here).
 from __future__ import annotations
 
 import math
-
-from xdsl.ir import SSAValue
+from typing import TYPE_CHECKING
 
 from kiln.dialects.ops.spec import RuleBuilder
+
+if TYPE_CHECKING:  # the rules are imported with the op table, which must not import xDSL
+    from xdsl.ir import SSAValue
 
 HUGE = 2.0**28
 """From here ``asinh(x) = log(2x)`` and ``acosh(x) = log(2x)`` to below an ulp of f64 (the dropped term is

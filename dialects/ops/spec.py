@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-from xdsl.ir import SSAValue
+
+if TYPE_CHECKING:  # the declarations are read without xDSL (target descriptions on a cache hit)
+    from xdsl.ir import SSAValue
 
 FLOAT, INT, BOOL, INDEX = "float", "int", "bool", "index"
 """Dtype classes: an op says which of these it accepts. ``int`` covers signed and unsigned integers."""
@@ -66,7 +68,7 @@ class RuleBuilder(Protocol):
         ...
 
 
-Rule = Callable[..., SSAValue]
+Rule = Callable[..., "SSAValue"]
 """A decomposition: ``rule(builder, *operands) -> result``."""
 
 TensorKind = str

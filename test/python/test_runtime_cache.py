@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,36 @@ def test_an_entry_shipped_from_another_machine_is_checked_on_arrival(cache_dir: 
     assert cache.put_entry("program", cache.cache_key(["copy"]), raw)
     assert cache.get("program", ["copy"]) == b"compiled"
     assert dict(cache.payloads("program")) == {digest: b"compiled", cache.cache_key(["copy"]): b"compiled"}
+
+
+def source_tree(root: Path, body: str = "x = 1\n") -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "a.py").write_text("A = 0\n")
+    (root / "pkg" / "b.py").write_text(body)
+    (root / "test").mkdir()
+    (root / "test" / "t.py").write_text("not code\n")
+    return root
+
+
+def test_the_source_fingerprint_is_the_content_under_the_paths(tmp_path: Path) -> None:
+    one, two = source_tree(tmp_path / "one"), source_tree(tmp_path / "two")
+    assert cache.source_fingerprint(one) == cache.source_fingerprint(two)  # the same code anywhere
+    (two / "test" / "t.py").write_text("tests are not kiln's code\n")
+    assert cache.source_fingerprint(two) == cache.source_fingerprint(one)
+    (two / "pkg" / "b.py").write_text("x = 2\n")
+    assert cache.source_fingerprint(two) != cache.source_fingerprint(one)
+
+
+def test_an_unchanged_stat_reuses_the_kept_hash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hash is kept under the files' stat stamp: an edit that keeps a file's size, inode and modification
+    time (which no editor makes) is not seen while the kept hash lasts; without the cache every file is read."""
+    root = source_tree(tmp_path / "code")
+    before = cache.source_fingerprint(root)
+    b = root / "pkg" / "b.py"
+    stat = b.stat()
+    with open(b, "r+") as f:
+        f.write("x = 3\n")
+    os.utime(b, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cache.source_fingerprint(root) == before
+    monkeypatch.setenv("KILN_NO_CACHE", "1")
+    assert cache.source_fingerprint(root) != before
