@@ -28,7 +28,7 @@ from enum import IntFlag
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, VectorType
 
 from kiln.dialects.alu import is_vector
-from kiln.dialects.types import dtype_name
+from kiln.dialects.types import dtype_name, is_bool
 from kiln.dialects.uop import AccType
 from kiln.lowering.linearize.nodes import Node, Program, Scope
 from kiln.support import trampoline
@@ -106,14 +106,15 @@ class LanePacker:
             return False
         return all(
             n.op == first.op and n.attr == first.attr and n.type == first.type and n.scope is first.scope
-            and len(n.operands) == len(first.operands) and not any(is_vector(o.type) for o in n.operands)
+            and len(n.operands) == len(first.operands)
+            and all(o.type == f.type and not is_vector(o.type) for o, f in zip(n.operands, first.operands))
             for n in lanes
         )
 
     def _gather(self, lanes: tuple[Node, ...]) -> Node:
         """``vectorize(lanes)`` (a broadcast when every lane is one value), or a vector constant."""
         t, first = self._vector_type(lanes), lanes[0]
-        if first.op == "const" and len(set(lanes)) == 1:
+        if first.op == "const" and len(set(lanes)) == 1 and not is_bool(first.type):
             return self.program.node("const", (), t, DenseIntOrFPElementsAttr.from_list(t, [first.attr.value.data]))  # type: ignore[attr-defined]
         return self.program.node("vectorize", lanes, t)
 
