@@ -95,7 +95,7 @@ class LanePacker:
 
     def _same_op(self, lanes: tuple[Node, ...]) -> bool:
         """Whether the lanes are one packable op (a vector ALU kind, or a cast to one type) in one scope, each
-        lane a different value."""
+        lane a different value; not a division of every lane by one value."""
         first = lanes[0]
         if first.op == "alu":
             if first.attr not in VECTOR_KINDS:
@@ -104,6 +104,8 @@ class LanePacker:
             return False
         if is_vector(first.type) or isinstance(first.type, IndexType) or len(set(lanes)) == 1:
             return False
+        if first.attr == "div" and len({n.operands[1] for n in lanes}) == 1:
+            return False  # uop-decompose makes it a product with 1/d computed once; a broadcast d, once per lane
         return all(
             n.op == first.op and n.attr == first.attr and n.type == first.type and n.scope is first.scope
             and len(n.operands) == len(first.operands)
