@@ -5,7 +5,8 @@ The steps live in ``kiln.lowering.linearize``: ``instantiate`` places each kerne
 (loops, accumulators for reduces, copies for upcast/unroll ranges), ``launch`` maps the outer ranges to the
 target (CPU thread slice and loops, or GPU ids with guards), ``group`` combines the partials of reduces over
 ``group_reduce`` ranges across a GPU workgroup (local memory and barriers; its docstring states the kernel-level
-contract), ``vectorize`` merges consecutive lanes into vector loads/stores, and ``emit`` writes the ops in
+contract), ``vectorize`` merges consecutive lanes into vector loads/stores, ``vector_alu`` the ALU and accumulators of
+the lanes into vector ops, and ``emit`` writes the ops in
 dependency order. See docs/internals.md for the contract.
 """
 
@@ -22,7 +23,8 @@ from kiln.dialects.types import DIMS_KEY
 from kiln.dialects.uop import UopKernelOp
 from kiln.lowering.linearize.emit import emit
 from kiln.lowering.linearize.instantiate import Instantiator
-from kiln.lowering.linearize.vectorize import Vectorizer
+from kiln.lowering.linearize.vector_alu import AluVectorizer
+from kiln.lowering.linearize.vectorize import Vectorizer, lane_groups
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.support.locations import inherit_locations
 
@@ -30,11 +32,15 @@ COPIED_ATTRIBUTES = ("symbols", DIMS_KEY, "opts")
 """``kernel.kernel`` attributes the ``uop.kernel`` keeps."""
 
 
-def linearize(kernel: KernelOp, target: TargetDescription) -> UopKernelOp:
-    """The ``uop.kernel`` for ``kernel`` on ``target``."""
+def linearize(kernel: KernelOp, target: TargetDescription, vector_alu: bool = True) -> UopKernelOp:
+    """The ``uop.kernel`` for ``kernel`` on ``target`` (upcast lanes left scalar but for their loads and stores
+    without ``vector_alu``)."""
     inst = Instantiator(kernel, target)
     program = inst.run()
     Vectorizer(program, inst.ranges, target).run(inst.accesses, inst.fragment_pairs)
+    if vector_alu:
+        stores = [a.node for a in inst.accesses if a.node.op == "store"]
+        AluVectorizer(program, target.vector_width).run(lane_groups(inst.accumulators, inst.ranges), stores)
     attributes = {k: v for k, v in kernel.attributes.items() if k in COPIED_ATTRIBUTES}
     result = UopKernelOp(kernel.sym_name.data, attributes=attributes | inst.launch.attributes())
     emit(program, result.body.block)
@@ -50,10 +56,13 @@ class ConvertKernelToUop(ModulePass):
     name = "convert-kernel-to-uop"
 
     target: str = "cpu-llvm"
+    vector_alu: bool = True
+    """Pack the upcast lanes' ALU ops and accumulators into vector uops (``linearize/vector_alu.py``); false
+    leaves them scalar, as before issue 12 (for comparisons)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = target_for_pass(self.name, self.target)
         for kernel in [k for k in op.ops if isinstance(k, KernelOp)]:
-            op.body.block.insert_op_before(linearize(kernel, target), kernel)
+            op.body.block.insert_op_before(linearize(kernel, target, self.vector_alu), kernel)
             kernel.detach()
             kernel.erase()

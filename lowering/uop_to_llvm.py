@@ -15,9 +15,10 @@ The linear uop block becomes a CFG:
 - accumulators: an ``alloca`` in the entry block, a store where ``uop.define_acc`` stands, loads and stores for
   ``acc_get``/``acc_set`` (SROA/mem2reg turn them into registers). A loop that sets several accumulators itself
   is a register tile's reduce loop: its latch carries ``{kiln.no_loop_vectorize}``, which the emitter writes as
-  ``llvm.loop.vectorize.enable = false``. The SLP vectorizer packs the tile's copies into broadcast-FMAs; left
-  on, LLVM's loop vectorizer vectorized the reduce loop itself instead on AVX2 hosts (znver3: k by 8, the
-  accumulators spilled, a 512 matmul 10x slower than numpy).
+  ``llvm.loop.vectorize.enable = false``. The tile arrives as vector accumulators and vector ALU (the
+  linearizer's ``vector_alu``), which become broadcast-FMAs; left on, LLVM's loop vectorizer vectorized the
+  reduce loop itself instead on AVX2 hosts (znver3: k by 8, the accumulators spilled, a 512 matmul 10x slower
+  than numpy).
 - loads and stores: ``getelementptr inbounds`` + ``load``/``store`` aligned to the element size (a vector access
   reads N consecutive elements). A gated load branches around the load and merges the value or 0 in a block
   argument, so nothing is read where the gate is false (not even from an empty buffer); a gated store branches.

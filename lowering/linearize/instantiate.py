@@ -51,7 +51,8 @@ Bound = tuple[Node, Scope] | int
 
 @dataclass(eq=False)
 class Access:
-    """A load or store node and where it came from, so consecutive copies can become one vector access."""
+    """A load, store or ``define_acc`` node and where it came from, so the copies of one along an expanded range
+    can become one vector access (or accumulator)."""
 
     node: Node
     op: Operation
@@ -89,6 +90,8 @@ class Instantiator:
         self.launch: Launch = make_launch(self.program, outer, groups, target, kernel, warp)
         self.grouping = Grouping(self.program, self.launch) if isinstance(self.launch, GpuLaunch) else None
         self.accesses: list[Access] = []
+        self.accumulators: list[Access] = []
+        """The ``define_acc`` of every reduce instance, for ``vector_alu`` (lanes as for accesses)."""
         self._memo: dict[tuple, Node] = {}
         self._nests: dict[tuple, list[Nest]] = {}
         self._slices: dict[K.ReduceOp, set[K.ReduceOp]] = {}
@@ -298,6 +301,7 @@ class Instantiator:
         else:
             assert nest is not None
             acc = p.node("define_acc", (self._identity(kind, t),), AccType(t), scope=parent)
+            self.accumulators.append(Access(acc, op, self._key(self.deps[op.result], env)))
             inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
             body = nest.scopes[-1]
             total = yield combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]

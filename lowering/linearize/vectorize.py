@@ -47,6 +47,23 @@ class IndexExprs:
         return S.Var(f"n{n.seq}", lo, hi, order=n.seq)
 
 
+def lane_groups(records: Sequence[Access], ranges: dict[SSAValue, RangeInfo]) -> list[list[Node]]:
+    """The nodes of ``records`` that are the copies of one kernel op along one expanded range (every other
+    binding equal), in lane order; innermost range first. Only complete groups (a node for every lane)."""
+    groups: dict[tuple, dict[int, Node]] = {}
+    for a in records:
+        for r, bound in a.bindings:
+            if isinstance(bound, int):
+                rest = tuple(b for b in a.bindings if b[0] is not r)
+                groups.setdefault((a.op, r, rest), {})[bound] = a.node
+    out = []
+    for (_, r, _), lanes in sorted(groups.items(), key=lambda kv: -ranges[kv[0][1]].position):
+        nodes = [lanes.get(u) for u in range(ranges[r].const_size or 0)]
+        if nodes and all(n is not None for n in nodes):
+            out.append(nodes)
+    return out
+
+
 def _chunk(lanes: int, width: int) -> int:
     """The largest power of two that divides ``lanes`` and is at most ``width``."""
     c = 1
@@ -70,17 +87,10 @@ class Vectorizer:
     def run(self, accesses: list[Access], pairs: Sequence[list[Node]] = ()) -> None:
         """Vectorize the copies of every access along an expanded range, then the given ``pairs`` of lanes
         (tensor-core fragment elements, which are bound to lane expressions rather than copies)."""
-        groups: dict[tuple, dict[int, Node]] = {}
-        for a in accesses:
-            for r, bound in a.bindings:
-                if isinstance(bound, int):
-                    rest = tuple(b for b in a.bindings if b[0] is not r)
-                    groups.setdefault((a.op, r, rest), {})[bound] = a.node
         done: set[Node] = set()
-        for (_, r, _), lanes in sorted(groups.items(), key=lambda kv: -self.ranges[kv[0][1]].position):
-            nodes = [lanes.get(u) for u in range(self.ranges[r].const_size or 0)]
-            if all(n is not None and n not in done for n in nodes):
-                done.update(self._vectorize(nodes))  # type: ignore[arg-type]
+        for nodes in lane_groups(accesses, self.ranges):
+            if done.isdisjoint(nodes):
+                done.update(self._vectorize(nodes))
         for pair in pairs:
             if not done.intersection(pair):
                 done.update(self._vectorize(pair))

@@ -268,7 +268,10 @@ def test_gated_load_keeps_its_gate() -> None:
 def test_upcast_and_unroll_are_expanded_and_vectorized() -> None:
     k = linearize(UPCAST_MATMUL)
     assert count(k, U.RangeOp) == 3  # i, j and k: no loop for the upcast and unroll ranges
-    assert count(k, U.DefineAccOp) == 4  # one accumulator per upcast lane, all in the one k loop
+    (acc,) = [op for op in ops_of(k) if isinstance(op, U.DefineAccOp)]  # the 4 upcast lanes, one vector
+    assert acc.results[0].type == U.AccType(VectorType(acc.operands[0].type.get_element_type(), [4]))  # type: ignore[attr-defined]
+    vector_alu = [op for op in ops_of(k) if isinstance(op, AluOp) and is_vector(op.results[0].type)]
+    assert len(vector_alu) == 8  # a mul and an add per unrolled k step, on the rows of b
     vector_loads = [op for op in ops_of(k) if isinstance(op, U.LoadOp) and is_vector(op.result.type)]
     assert len(vector_loads) == 5  # a: 4 unrolled k lanes; b: 4 rows of 4 upcast lanes
     (store,) = [op for op in ops_of(k) if isinstance(op, U.StoreOp)]

@@ -43,10 +43,11 @@
 // PTX-NEXT:    ptx.mma m16n8k16.row.col.f32.f16.f16.f32 {%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}}, {%{{.*}}, %{{.*}}}, {%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}}
 
 // A CPU has no tensor cores: the mark is ignored and one thread computes the tile (the kernel's meaning), in 128
-// f32 accumulators.
+// f32 accumulators, the lanes of vector accumulators as wide as the host's vectors.
 // CPU-LABEL:      uop.kernel @hmm
 // CPU-NOT:        uop.wmma
-// CPU-COUNT-128:  uop.define_acc %{{.*}} : f32
+// CPU:            uop.define_acc %{{.*}} : vector<{{[0-9]+}}xf32>
+// CPU-NOT:        uop.define_acc %{{.*}} : f32
 // CPU-NOT:        uop.wmma
 
 kernel.kernel @hmm(%a: !kernel.buffer<32x64xf16>, %b: !kernel.buffer<64x16xf16>, %out: !kernel.buffer<32x16xf32>) attributes {symbols = []} {

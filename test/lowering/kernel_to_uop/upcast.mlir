@@ -1,35 +1,63 @@
 // RUN: kiln-opt %s -p convert-kernel-to-uop | filecheck %s
+// RUN: kiln-opt %s -p 'convert-kernel-to-uop{vector_alu=false}' | filecheck %s --check-prefix=SCALAR
 // Upcast and unroll ranges have no loops: everything depending on them is copied once per value. A 4x4
 // register tile of a matmul: the upcast range u over 4 output columns gives 4 accumulators that share one
 // k loop; the unroll range v (4 steps of k) gives 4 products per accumulator update. Copies whose indices are
-// consecutive become vector accesses: a row of a (over v) and rows of b (over u) are vector<4xf32> loads
-// taken apart with uop.extract, and the 4 results are one vector store.
+// consecutive become vector accesses: a row of a (over v) and rows of b (over u) are vector<4xf32> loads.
+// The 4 accumulators are the lanes of u, and what the loop adds to them packs into vector ops on the loads of
+// b (a's elements broadcast): one vector<4xf32> accumulator, one vector mul and add per step of v, and the
+// vector result stored as it is.
 
 // CHECK-LABEL: uop.kernel @tiled
 // CHECK-SAME:    opts = ["upcast(1,4)", "unroll(0,4)"]
+// CHECK:         %[[ZERO:.*]] = uop.const dense<0.000000e+00> : vector<4xf32>
 // CHECK:         %i = uop.range
 // CHECK:         %j = uop.range
-// CHECK-COUNT-4: uop.define_acc
+// CHECK-NEXT:    %[[ACC:.*]] = uop.define_acc %[[ZERO]] : vector<4xf32>
+// CHECK-NOT:     uop.define_acc
 // CHECK:         %k = uop.range
 // CHECK-NOT:     uop.range
 // CHECK:         %[[A:.*]] = uop.load %a[%{{.*}}] : vector<4xf32>
 // CHECK-NEXT:    %x = uop.extract %[[A]][0] : vector<4xf32>
-// CHECK:         %[[B:.*]] = uop.load %b[%{{.*}}] : vector<4xf32>
-// CHECK-NEXT:    %y = uop.extract %[[B]][0] : vector<4xf32>
+// CHECK:         %[[B0:.*]] = uop.load %b[%{{.*}}] : vector<4xf32>
 // CHECK:         %x_3 = uop.extract %[[A]][3] : vector<4xf32>
-// CHECK:         uop.acc_set
-// CHECK:         uop.acc_set
-// CHECK:         uop.acc_set
-// CHECK:         uop.acc_set
+// CHECK:         %[[B3:.*]] = uop.load %b[%{{.*}}] : vector<4xf32>
+// CHECK-NEXT:    %[[GET:.*]] = uop.acc_get %[[ACC]] : vector<4xf32>
+// CHECK-NEXT:    %[[X0:.*]] = uop.vectorize %x, %x, %x, %x : vector<4xf32>
+// CHECK-NEXT:    %[[P0:.*]] = uop.mul %[[X0]], %[[B0]] : vector<4xf32>
+// CHECK-NEXT:    %[[S0:.*]] = uop.add %[[GET]], %[[P0]] : vector<4xf32>
+// CHECK-COUNT-2: uop.add %{{.*}} : vector<4xf32>
+// CHECK:         %[[X3:.*]] = uop.vectorize %x_3, %x_3, %x_3, %x_3 : vector<4xf32>
+// CHECK-NEXT:    %[[P3:.*]] = uop.mul %[[X3]], %[[B3]] : vector<4xf32>
+// CHECK-NEXT:    %[[S3:.*]] = uop.add %{{.*}}, %[[P3]] : vector<4xf32>
+// CHECK-NEXT:    uop.acc_set %[[ACC]], %[[S3]]
 // CHECK-NEXT:    uop.end %k
-// CHECK-NEXT:    %[[S0:.*]] = uop.acc_get
-// CHECK-NEXT:    %[[S1:.*]] = uop.acc_get
-// CHECK-NEXT:    %[[S2:.*]] = uop.acc_get
-// CHECK-NEXT:    %[[S3:.*]] = uop.acc_get
-// CHECK-NEXT:    %[[V:.*]] = uop.vectorize %[[S0]], %[[S1]], %[[S2]], %[[S3]] : vector<4xf32>
-// CHECK-NEXT:    uop.store %out[%{{.*}}], %[[V]] : vector<4xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = uop.acc_get %[[ACC]] : vector<4xf32>
+// CHECK-NEXT:    uop.store %out[%{{.*}}], %[[SUM]] : vector<4xf32>
 // CHECK-NEXT:    uop.end %j
 // CHECK-NEXT:    uop.end %i
+
+// Without vector_alu (as before issue 12): 4 scalar accumulators, 16 scalar mul/add pairs on lanes taken apart
+// from the loads with uop.extract, and a uop.vectorize of the 4 results for the store.
+// SCALAR-LABEL: uop.kernel @tiled
+// SCALAR:         %i = uop.range
+// SCALAR:         %j = uop.range
+// SCALAR-COUNT-4: uop.define_acc %{{.*}} : f32
+// SCALAR:         %k = uop.range
+// SCALAR-NOT:     uop.range
+// SCALAR:         %[[A:.*]] = uop.load %a[%{{.*}}] : vector<4xf32>
+// SCALAR-NEXT:    %x = uop.extract %[[A]][0] : vector<4xf32>
+// SCALAR:         %[[B:.*]] = uop.load %b[%{{.*}}] : vector<4xf32>
+// SCALAR-NEXT:    %y = uop.extract %[[B]][0] : vector<4xf32>
+// SCALAR:         %x_3 = uop.extract %[[A]][3] : vector<4xf32>
+// SCALAR-COUNT-4: uop.acc_set
+// SCALAR-NEXT:    uop.end %k
+// SCALAR-NEXT:    %[[S0:.*]] = uop.acc_get
+// SCALAR-NEXT:    %[[S1:.*]] = uop.acc_get
+// SCALAR-NEXT:    %[[S2:.*]] = uop.acc_get
+// SCALAR-NEXT:    %[[S3:.*]] = uop.acc_get
+// SCALAR-NEXT:    %[[V:.*]] = uop.vectorize %[[S0]], %[[S1]], %[[S2]], %[[S3]] : vector<4xf32>
+// SCALAR-NEXT:    uop.store %out[%{{.*}}], %[[V]] : vector<4xf32>
 
 kernel.kernel @tiled(%a: !kernel.buffer<6x8xf32>, %b: !kernel.buffer<8x16xf32>, %out: !kernel.buffer<6x16xf32>)
     attributes {symbols = [], opts = ["upcast(1,4)", "unroll(0,4)"]} {
