@@ -117,10 +117,13 @@ func.func @half(%x: !graph.tensor<Nx4x6x6xf16>, %w: !graph.tensor<8x4x3x3xf16>) 
 
 // -----
 
-// A large im2col (16*9 x 64*64 f32, 2.4 MB) is packed into column panels by graph-pack-matmul. The matmul's
-// kernel merges the output rows and columns into one range, which the panels split into panel and lane
-// ranges: no index division is left.
-// KERNEL-LABEL: kernel.kernel @packed_r2
+// A large im2col (16*9 x 64*64 f32, 2.4 MB) is packed into column panels by graph-pack-matmul, straight from
+// the windows (64 output columns are a multiple of the panel width): one copy kernel writes the panels. The
+// matmul's kernel merges the output rows and columns into one range, which the panels split into panel and
+// lane ranges: no index division is left.
+// KERNEL-LABEL: kernel.kernel @packed_e0
+// KERNEL-SAME:    !kernel.buffer<1x{{[0-9]+}}x144x{{[0-9]+}}xf32>, %{{.*}}: !kernel.buffer<1x16x64x64xf32>
+// KERNEL-LABEL: kernel.kernel @packed_r1
 // KERNEL-SAME:    inputs = ["output", "arg", "contiguous"]
 // KERNEL-NOT:     kernel.idiv
 // KERNEL-NOT:     kernel.mod
