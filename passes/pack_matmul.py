@@ -79,7 +79,12 @@ class GraphPackMatmul(ModulePass):
         bounds = declared_dims(mm)
         low = {d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0] for d in (*a.shape, *b.shape)}
         rows = prod(low[d] for d in (a.shape[:-1] if b.rank == 2 else a.shape[-2:-1]))  # a batched B: its own rows
-        return low[b.shape[-2]] * n * itemsize(b.element_type) >= self.min_bytes and rows >= PACK_MIN_ROWS
+        return packing_pays(rows, low[b.shape[-2]] * n * itemsize(b.element_type), self.min_bytes)
+
+
+def packing_pays(rows: int, b_bytes: int, min_bytes: int = PACK_MIN_BYTES) -> bool:
+    """Whether a B of ``b_bytes`` that ``rows`` rows of A share is worth copying into panels."""
+    return b_bytes >= min_bytes and rows >= PACK_MIN_ROWS
 
 
 def _copied_view(b: SSAValue, w: int) -> SSAValue | None:
