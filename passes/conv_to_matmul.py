@@ -18,6 +18,10 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   column panels directly. Points that need padding (below) are padded in a second copy: padded, the points
   range is no longer OH x OW, and the im2col copy divided and took remainders per element (3x3 256 @14:
   4.4 ms for 0.5M elements, one core).
+- CPU targets: output rows that straddle graph-pack-matmul's panels (56 columns, panels of 16) get zero columns
+  up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
+  the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
+  and the padded result is realized and sliced.
 - Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
   has nothing to tile. A computed input is realized plain here too: each of the taps read ShuffleNet's channel
   shuffle, the pad and the previous layer's padded points through their divisions and remainders.
