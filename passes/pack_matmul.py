@@ -89,9 +89,9 @@ def packing_pays(rows: int, b_bytes: int, min_bytes: int = PACK_MIN_BYTES) -> bo
 
 def _copied_view(b: SSAValue, w: int) -> SSAValue | None:
     """The reshape that ``b`` is a single-use copy of, when N is the reshape's trailing source dims (merged) and the
-    innermost of them is a multiple of ``w``: each panel then lies within rows of the source, and its lanes are consecutive
-    elements of one. None otherwise (a copy of a pad or of a view whose rows a panel straddles stays: the packed
-    copy would divide per element; measured in docs/optimizer.md)."""
+    innermost of them is a multiple of ``w``: each panel then lies within one row of the source, its lanes
+    consecutive elements of it. None otherwise (a copy of a pad or of a view whose rows a panel straddles stays:
+    the packed copy would divide per element; measured in docs/optimizer.md)."""
     copy = b.owner
     if not isinstance(copy, graph.ContiguousOp) or not b.has_one_use():
         return None
