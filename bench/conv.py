@@ -1,13 +1,16 @@
 """Single ResNet-50 layers (f32, batch 1): kiln against onnxruntime (2 threads) in the same run.
 
     python bench/conv.py [--layers stem,1x1_56,...] [--devices cpu-llvm,cpu-c] [--direct] [--repeat 10]
+                         [--rounds 16]
     KILN_THREADS=1 python bench/conv.py --ort-threads 1     # one core each
 
 Each layer is one `graph.conv2d` (or pool) for kiln and a one-node ONNX model for onnxruntime. Prints per layer
 and runner: median and best time of warm calls, GFLOP/s (of the median; convolutions only), the ratio
 onnxruntime time / kiln time, the kiln cold compile time, and the opts chosen per kernel. kiln's results are
 checked against onnxruntime's (rtol 1e-3); times are never asserted. ``--direct`` drops graph-conv-to-matmul
-(the sliding-window form of graph-decompose), to compare.
+(the sliding-window form of graph-decompose), to compare. ``--rounds N`` times the runners of a layer
+interleaved, their order rotated each round, ``--repeat`` calls each per round (for a shared machine; it also
+prints the CPU share other processes used meanwhile); without it each runner's calls run in one block.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import clean_blas_env, compile_cold_and_cached, machine_note, print_table, timings, without_pass  # noqa: E402
+from harness import (  # noqa: E402
+    clean_blas_env, compile_cold_and_cached, machine_note, print_table, rotated_timings, timings, without_pass,
+)
 
 clean_blas_env()
 
@@ -59,7 +64,9 @@ LAYERS = [
     Layer("1x1 64->256 @56", "conv", 64, 56, 256, 1),
     Layer("3x3 64->64 @56", "conv", 64, 56, 64, 3, 1, 1),
     Layer("3x3/2 128->128 @56", "conv", 128, 56, 128, 3, 2, 1),
+    Layer("1x1/2 256->512 @56", "conv", 256, 56, 512, 1, 2),
     Layer("1x1 1024->256 @14", "conv", 1024, 14, 256, 1),
+    Layer("1x1 512->2048 @7", "conv", 512, 7, 2048, 1),
     Layer("3x3 512->512 @7", "conv", 512, 7, 512, 3, 1, 1),
     Layer("maxpool 3x3/2 64 @112", "max_pool", 64, 112, 64, 3, 2, 1),
     Layer("avgpool 7x7 2048 @7", "avg_pool", 2048, 7, 2048, 7, 7),
@@ -106,6 +113,7 @@ def main() -> None:
     parser.add_argument("--direct", action="store_true", help="without graph-conv-to-matmul (sliding windows)")
     parser.add_argument("--ort-threads", type=int, default=ORT_THREADS)
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=0, help="interleave the runners, order rotated, this many rounds")
     args = parser.parse_args()
     wanted = [w for w in args.layers.split(",") if w]
     layers = [la for la in LAYERS if not wanted or any(la.name.startswith(w) for w in wanted)]
@@ -120,17 +128,24 @@ def main() -> None:
         inputs = [rng.standard_normal(s).astype(np.float32) for s in layer.shapes()]
         ort_run = onnx_session(layer, args.ort_threads)
         want = ort_run(*inputs)
-        ort_s, ort_best = timings(lambda: ort_run(*inputs), args.repeat)
-        gflops = (lambda s: layer.flops / s / 1e9) if layer.flops else (lambda s: "")
-        rows.append([layer.name, f"onnxruntime x{args.ort_threads}", ort_s * 1e3, ort_best * 1e3, gflops(ort_s), 1.0, ""])
+        ort = f"onnxruntime x{args.ort_threads}"
+        runners, colds = {ort: lambda: ort_run(*inputs)}, {ort: ""}
         for device in devices:
-            run, cold, _, opts = compile_cold_and_cached(device, program(layer), "layer")
+            run, colds[device], _, opts = compile_cold_and_cached(device, program(layer), "layer")
             got = run(*inputs)[0]
             np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3 * float(np.abs(want).max()),
                                        err_msg=f"{layer.name} on {device}")
             chosen.append(f"{layer.name} {device}: {'; '.join(opts)}")
-            s, best = timings(lambda: run(*inputs), args.repeat)
-            rows.append([layer.name, device, s * 1e3, best * 1e3, gflops(s), ort_s / s, cold])
+            runners[device] = lambda run=run: run(*inputs)
+        if args.rounds:
+            measured, foreign = rotated_timings(runners, args.rounds, args.repeat)
+            share = "an unknown share" if foreign is None else f"{foreign:.0%}"
+            print(f"{layer.name}: other processes used {share} of the CPU time while it was timed")
+        else:
+            measured = {name: timings(fn, args.repeat) for name, fn in runners.items()}
+        gflops = (lambda s: layer.flops / s / 1e9) if layer.flops else (lambda s: "")
+        for name, (s, best) in measured.items():
+            rows.append([layer.name, name, s * 1e3, best * 1e3, gflops(s), measured[ort][0] / s, colds[name]])
     how = "direct (sliding windows)" if args.direct else "graph-conv-to-matmul"
     print_table(f"ResNet-50 layers, batch 1, f32 ({how}); ratio = onnxruntime time / kiln time",
                 ["layer", "runner", "median ms", "best ms", "GFLOP/s", "x onnxruntime", "cold compile s"], rows)

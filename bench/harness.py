@@ -155,6 +155,45 @@ def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return times[len(times) // 2], times[0]
 
 
+def rotated_timings(
+    fns: dict[str, Callable[[], object]], rounds: int, calls: int
+) -> tuple[dict[str, tuple[float, float]], float | None]:
+    """(median, best) wall time per runner of ``rounds`` x ``calls`` calls, the runners' order rotated every round
+    (onnxruntime's spinning threads slow whatever runs right after it), each block of calls after one untimed call;
+    and the share of the machine's CPU time that other processes used while the calls ran (from /proc/stat, less
+    this process's own; None where there is no /proc/stat or the calls were too short for its clock ticks): at a
+    high share the medians time the scheduler."""
+    names = list(fns)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    busy, own, wall = 0.0, 0.0, 0.0
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            fns[name]()
+            cpu, mine, start = _busy_seconds(), _own_seconds(), time.perf_counter()
+            for _ in range(calls):
+                t = time.perf_counter()
+                fns[name]()
+                times[name].append(time.perf_counter() - t)
+            busy, own, wall = busy + _busy_seconds() - cpu, own + _own_seconds() - mine, wall + time.perf_counter() - start
+    result = {n: (sorted(v)[len(v) // 2], min(v)) for n, v in times.items()}
+    return result, max(0.0, busy - own) / ((os.cpu_count() or 1) * wall) if busy else None
+
+
+def _busy_seconds() -> float:
+    """CPU seconds every process has used (the non-idle jiffies of /proc/stat); 0 where it does not exist."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+    except OSError:
+        return 0.0
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_seconds() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
 def moved_bytes(run: object) -> int:
     """Bytes a compiled program moves if every launch reads or writes each buffer argument once (static shapes)."""
     import numpy as np

@@ -18,6 +18,10 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   column panels directly. Points that need padding (below) are padded in a second copy: padded, the points
   range is no longer OH x OW, and the im2col copy divided and took remainders per element (3x3 256 @14:
   4.4 ms for 0.5M elements, one core).
+- CPU targets: output rows that straddle graph-pack-matmul's panels (56 columns, panels of 16) get zero columns
+  up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
+  the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
+  and the padded result is realized and sliced.
 - Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
   has nothing to tile. A computed input is realized plain here too: each of the taps read ShuffleNet's channel
   shuffle, the pad and the previous layer's padded points through their divisions and remainders.
@@ -37,9 +41,10 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.dialects import graph
-from kiln.dialects.types import TensorType, dtype_name
+from kiln.dialects.types import TensorType, dtype_name, itemsize
 from kiln.passes.graph_decompose import Builder, pair, tensor_type, windows_2d
 from kiln.passes.optimize.heuristic import CPU_VECTORS, MAX_PAD_WASTE
+from kiln.passes.pack_matmul import packing_pays
 from kiln.support.statistics import Statistic
 
 CONVS_REWRITTEN = Statistic("convs-rewritten", "Number of conv2d ops rewritten as matmuls")
@@ -51,9 +56,9 @@ def _is_pointwise(op: graph.Conv2dOp) -> bool:
     return (kh, kw) == (1, 1) and pair(op, "stride", (1, 1)) == (1, 1) and pair(op, "padding", (0, 0)) == (0, 0)
 
 
-def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: int) -> SSAValue:
-    """The convolution's right-hand matrix ``[N, G, Cg*KH*KW, OH*OW + extra]`` (G left out when 1; ``extra``
-    zero columns)."""
+def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: int, row_extra: int) -> SSAValue:
+    """The convolution's right-hand matrix ``[N, G, Cg*KH*KW, OH*(OW + row_extra) + extra]`` (G left out when 1;
+    ``row_extra`` zero columns after each output row, ``extra`` after the last)."""
     n, c = tensor_type(x).shape[:2]
     kh, kw = tensor_type(op.operands[1]).shape[2:]
     oh, ow = tensor_type(op.results[0]).shape[2:]
@@ -64,10 +69,13 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
         ph, pw = pair(op, "padding", (0, 0))
         if not isinstance(x, BlockArgument):
             x = b.op("contiguous", x, result=tensor_type(x))
-        x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw), 0)
-        win = windows_2d(b, x, (kh, kw), pair(op, "stride", (1, 1)), pair(op, "dilation", (1, 1)), (oh, ow))
+        stride = pair(op, "stride", (1, 1))
+        # the padded columns' windows read further zeros on the right (their results are sliced off): padding the
+        # windows themselves instead left their index algebra dividing per element (32 ms for 3x3 64 @56)
+        x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw + row_extra * stride[1]), 0)
+        win = windows_2d(b, x, (kh, kw), stride, pair(op, "dilation", (1, 1)), (oh, ow + row_extra))  # type: ignore[operator]
         win = b.op("permute", win, perm=(0, 1, 2, 4, 3, 5))  # [N, C, KH, KW, OH, OW]
-        cols = b.reshape(win, (*lead, c // groups * kh * kw, oh * ow))  # type: ignore[operator]
+        cols = b.reshape(win, (*lead, c // groups * kh * kw, oh * (ow + row_extra)))  # type: ignore[operator]
         if extra:  # realized before padding: padded, the points are no longer OH x OW and each tap divides
             cols = b.op("contiguous", cols, result=tensor_type(cols))
     if _is_pointwise(op) and not extra:
@@ -75,6 +83,32 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
     rank = tensor_type(cols).rank
     cols = b.pad(cols, [0] * rank, [0] * (rank - 1) + [extra], 0)
     return b.op("contiguous", cols, result=tensor_type(cols))
+
+
+COPY_FLOPS = 32
+"""Multiply-adds' FLOPs of the CPU register tile that cost as much as copying one im2col element into panels: the
+copy that row padding saves took 0.49 ns per element, the tile runs at ~65 GFLOP/s (one core of the AVX2 host,
+3x3 64 @56). Measured (one core, thread CPU time, load 10): 3x3 64 @56 (18 extra FLOPs per element) 5.8 -> 5.0
+ms; 3x3/2 128 @56 (37) 4.3 -> 4.6 and 1x1/2 256->512 @56 (146) 4.2 -> 4.9, so those stay unpadded."""
+
+
+def _row_padding(op: graph.Conv2dOp, rows: int, points: int, extra: int, width: int, itemsize: int) -> int:
+    """Columns after each output row of an im2col that graph-pack-matmul will copy into panels, when its rows are
+    not a multiple of the panel width (CPU_VECTORS vectors) but its points are (``extra`` is 0): the panels are
+    then copied straight from the windows (one copy, no division per element; docs/optimizer.md). Only when the
+    padded points' extra matmul work (2 x ``rows`` FLOPs per tap) costs less than the copy saved (COPY_FLOPS)
+    and wastes at most MAX_PAD_WASTE: ResNet-50's 3x3 64 @56 (56 -> 64 columns)."""
+    oh, ow = tensor_type(op.results[0]).shape[2:]
+    kh, kw = tensor_type(op.operands[1]).shape[2:]
+    taps = tensor_type(op.operands[1]).shape[1] * kh * kw  # type: ignore[operator]
+    panel = width * CPU_VECTORS
+    row_extra = -ow % panel  # type: ignore[operator]
+    padded = oh * (ow + row_extra)  # type: ignore[operator]
+    if _is_pointwise(op) or extra or not row_extra or row_extra > MAX_PAD_WASTE * (ow + row_extra):  # type: ignore[operator]
+        return 0
+    if 2 * rows * row_extra > COPY_FLOPS * ow:  # type: ignore[operator]
+        return 0
+    return row_extra if packing_pays(rows, taps * padded * itemsize) and padded > points else 0
 
 
 def _padding(points: int, width: int) -> int:
@@ -109,13 +143,20 @@ class ConvToMatmul(RewritePattern):
         taps = (cg * tensor_type(w).shape[2] * tensor_type(w).shape[3])  # type: ignore[operator]
         filters = b.reshape(w, (groups, o // groups, taps) if groups > 1 else (o, taps))  # type: ignore[operator]
         points = oh * ow  # type: ignore[operator]
-        extra = _padding(points, self.target.vector_width(dtype_name(tensor_type(x).element_type)))
-        cols = _columns(b, op, x, groups, extra)
-        shape = (n, groups, o // groups, points + extra) if groups > 1 else (n, o, points + extra)  # type: ignore[operator]
+        dtype = dtype_name(tensor_type(x).element_type)
+        width = self.target.vector_width(dtype)
+        extra = _padding(points, width)
+        row_extra = _row_padding(op, o // groups, points, extra, width, itemsize(tensor_type(x).element_type))
+        cols = _columns(b, op, x, groups, extra, row_extra)
+        columns = oh * (ow + row_extra) + extra  # type: ignore[operator]
+        shape = (n, groups, o // groups, columns) if groups > 1 else (n, o, columns)  # type: ignore[operator]
         y = b.op("matmul", filters, cols, result=TensorType(shape, tensor_type(x).element_type))
-        if extra:
+        if extra or row_extra:  # the padded result realized, then sliced (a bias or relu fuses into the slice)
             y = b.op("contiguous", y, result=tensor_type(y))
-            y = b.shrink_axis(y, len(shape) - 1, 0, points, 1)
+            y = b.shrink_axis(y, len(shape) - 1, 0, points, 1) if extra else y
+        if row_extra:
+            y = b.reshape(y, (n, o, oh, ow + row_extra))  # type: ignore[operator]
+            y = b.shrink_axis(y, 3, 0, ow, 1)  # type: ignore[arg-type]
         y = b.reshape(y, (n, o, oh, ow))
         if len(op.operands) == 3:
             y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1, 1)))

@@ -11,6 +11,10 @@ outermost: one panel (K*w contiguous elements) stays in L2 while the tile walks 
 It pays when the panels would thrash (B of at least `min-bytes`) and B is reused by enough rows of A to amortize
 the copy; small matmuls stay as they are. N must be static and a multiple of w (no padding); K and the rows of A
 may be symbolic, judged by their lower bounds (a symbolic batch of 1 must not pay for a copy of B).
+
+When B is itself a copy that only this matmul reads, of a reshape whose innermost source dim is a multiple of w
+(ResNet-50's stem: an im2col over 112 output columns), the panels are copied from that view directly: one copy
+instead of two, and splitting N into panels and lanes divides no source index.
 """
 
 from __future__ import annotations
@@ -58,6 +62,10 @@ class GraphPackMatmul(ModulePass):
         for mm in [o for o in op.walk() if isinstance(o, graph.MatmulOp)]:
             w = target.vector_width(dtype_name(mm.rhs.type.element_type)) * CPU_VECTORS  # type: ignore[attr-defined]
             if self._pays(mm, w):
+                if (view := _copied_view(mm.rhs, w)) is not None:
+                    copy = mm.rhs.owner
+                    mm.operands[1] = view
+                    Rewriter.erase_op(copy)  # type: ignore[arg-type]
                 mm.operands[1] = _packed(mm, w)
 
     def _pays(self, mm: graph.MatmulOp, w: int) -> bool:
@@ -71,7 +79,37 @@ class GraphPackMatmul(ModulePass):
         bounds = declared_dims(mm)
         low = {d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0] for d in (*a.shape, *b.shape)}
         rows = prod(low[d] for d in (a.shape[:-1] if b.rank == 2 else a.shape[-2:-1]))  # a batched B: its own rows
-        return low[b.shape[-2]] * n * itemsize(b.element_type) >= self.min_bytes and rows >= PACK_MIN_ROWS
+        return packing_pays(rows, low[b.shape[-2]] * n * itemsize(b.element_type), self.min_bytes)
+
+
+def packing_pays(rows: int, b_bytes: int, min_bytes: int = PACK_MIN_BYTES) -> bool:
+    """Whether a B of ``b_bytes`` that ``rows`` rows of A share is worth copying into panels."""
+    return b_bytes >= min_bytes and rows >= PACK_MIN_ROWS
+
+
+def _copied_view(b: SSAValue, w: int) -> SSAValue | None:
+    """The reshape that ``b`` is a single-use copy of, when N is the reshape's trailing source dims (merged) and the
+    innermost of them is a multiple of ``w``: each panel then lies within one row of the source, its lanes
+    consecutive elements of it. None otherwise (a copy of a pad or of a view whose rows a panel straddles stays:
+    the packed copy would divide per element; measured in docs/optimizer.md)."""
+    copy = b.owner
+    if not isinstance(copy, graph.ContiguousOp) or not b.has_one_use():
+        return None
+    view = copy.input.owner
+    if not isinstance(view, graph.op("reshape")):
+        return None
+    source: tuple[Dim, ...] = view.operands[0].type.shape  # type: ignore[attr-defined]
+    n = b.type.shape[-1]  # type: ignore[attr-defined]
+    merged = 1
+    for j in range(len(source) - 1, -1, -1):
+        if not isinstance(source[j], int):
+            return None
+        merged *= source[j]  # type: ignore[operator]
+        if merged == n:
+            return copy.input if source[-1] % w == 0 else None  # type: ignore[operator]
+        if merged > n:
+            return None
+    return None
 
 
 def _packed(mm: graph.MatmulOp, w: int) -> SSAValue:

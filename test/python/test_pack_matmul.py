@@ -1,7 +1,8 @@
 """Matmuls that read a B packed by graph-pack-matmul give numpy's answer on the CPU backends.
 
 The pass packs only large matmuls by default; here its size threshold is lowered (``min-bytes=0``) so small,
-cheap matmuls take the packed path: static, batched, fused with a consumer, and with symbolic dims.
+cheap matmuls take the packed path: static, batched, fused with a consumer, and with symbolic dims; and convs
+whose panels are copied straight from the im2col windows (checked against the interpreter).
 """
 
 from __future__ import annotations
@@ -69,4 +70,47 @@ def test_packed_matmul_matches_numpy(name: str, device: str) -> None:
     want = inputs[0] @ inputs[1]
     if name == "bias_relu":
         want = np.maximum(want + inputs[2], 0)
+    np.testing.assert_allclose(run(*inputs)[0], want, rtol=1e-4, atol=1e-4)
+
+
+def _conv(x: tuple, w: tuple, out: tuple, attrs: str, bias_relu: bool = False) -> str:
+    tx, tw, ty, tb = _t(x), _t(w), _t(out), _t(w[:1])
+    if not bias_relu:
+        return (f"func.func @mm(%a: {tx}, %b: {tw}) -> {ty} {{\n  %r = graph.conv2d %a, %b {attrs} : ({tx}, {tw}) -> {ty}\n"
+                f"  func.return %r : {ty}\n}}")
+    return (f"func.func @mm(%a: {tx}, %b: {tw}, %c: {tb}) -> {ty} {{\n"
+            f"  %y = graph.conv2d %a, %b bias %c {attrs} : ({tx}, {tw}, {tb}) -> {ty}\n"
+            f"  %r = graph.relu %y : {ty}\n  func.return %r : {ty}\n}}")
+
+
+CONVS = {
+    # name: (program, input shapes, kernels): the im2col's output columns a multiple of the panel width (16 or 32
+    # f32) are packed straight from the windows (one copy, then the matmul); 12 columns straddle panels and keep
+    # the im2col copy before the panel copy
+    "conv_3x3_32_columns": (_conv((1, 3, 34, 34), (64, 3, 3, 3), (1, 64, 32, 32), ""), [(1, 3, 34, 34), (64, 3, 3, 3)], 2),
+    "conv_7x7_stride_2": (_conv((1, 3, 64, 64), (64, 3, 7, 7), (1, 64, 32, 32),
+                                "{padding = array<i64: 3, 3>, stride = array<i64: 2, 2>}"), [(1, 3, 64, 64), (64, 3, 7, 7)], 2),
+    "conv_straddling": (_conv((1, 4, 14, 14), (64, 4, 3, 3), (1, 64, 12, 12), ""), [(1, 4, 14, 14), (64, 4, 3, 3)], 3),
+    # 56 columns and 64 filters: graph-conv-to-matmul pads each output row to 64 columns so the panels are copied
+    # from the windows; the padded result is sliced (with the bias and relu) in a third kernel
+    "conv_row_padded": (_conv((1, 16, 56, 56), (64, 16, 3, 3), (1, 64, 56, 56), "{padding = array<i64: 1, 1>}"),
+                        [(1, 16, 56, 56), (64, 16, 3, 3)], 3),
+    "conv_row_padded_bias_relu": (_conv((1, 16, 56, 56), (64, 16, 3, 3), (1, 64, 56, 56), "{padding = array<i64: 1, 1>}", True),
+                                  [(1, 16, 56, 56), (64, 16, 3, 3), (64,)], 3),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", CONVS)
+def test_packed_conv_matches_interpreter(name: str, device: str) -> None:
+    if not device_available(device):
+        pytest.skip(f"{device} is not available here")
+    from kiln.compiler.driver import compile
+
+    text, shapes, kernels = CONVS[name]
+    rng = np.random.default_rng(2)
+    inputs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    run = _compile(device, text)
+    assert len(run.spec.launches) == kernels, [launch.kernel for launch in run.spec.launches]
+    want = compile(text, "mm", "interp")(*inputs)[0]
     np.testing.assert_allclose(run(*inputs)[0], want, rtol=1e-4, atol=1e-4)

@@ -1,10 +1,12 @@
 // RUN: kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=cuda}' | filecheck %s
 // RUN: kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=cuda},graph-pack-matmul{target=cpu-llvm},lower-to-kernel' | filecheck %s --check-prefix=KERNEL
+// RUN: kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=cpu-llvm}' | filecheck %s --check-prefix=ROWPAD
 // RUN: not kiln-opt %s --split-input-file -p 'graph-conv-to-matmul{target=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // The output points are padded to a multiple of the register tile's two vectors of the target (one vector when
 // two would waste more than a quarter): cuda's 4 f32 lanes here (the CPU pipelines pass their own target), so
 // the checks do not depend on the host.
+
 // BAD: graph-conv-to-matmul: unknown target 'tpu'
 
 // 1x1 at stride 1 without padding: the filter [O, C] times the input viewed as [N, C, H*W]; no copy. The
@@ -117,10 +119,13 @@ func.func @half(%x: !graph.tensor<Nx4x6x6xf16>, %w: !graph.tensor<8x4x3x3xf16>) 
 
 // -----
 
-// A large im2col (16*9 x 64*64 f32, 2.4 MB) is packed into column panels by graph-pack-matmul. The matmul's
-// kernel merges the output rows and columns into one range, which the panels split into panel and lane
-// ranges: no index division is left.
-// KERNEL-LABEL: kernel.kernel @packed_r2
+// A large im2col (16*9 x 64*64 f32, 2.4 MB) is packed into column panels by graph-pack-matmul, straight from
+// the windows (64 output columns are a multiple of the panel width): one copy kernel writes the panels. The
+// matmul's kernel merges the output rows and columns into one range, which the panels split into panel and
+// lane ranges: no index division is left.
+// KERNEL-LABEL: kernel.kernel @packed_e0
+// KERNEL-SAME:    !kernel.buffer<1x{{[0-9]+}}x144x{{[0-9]+}}xf32>, %{{.*}}: !kernel.buffer<1x16x64x64xf32>
+// KERNEL-LABEL: kernel.kernel @packed_r1
 // KERNEL-SAME:    inputs = ["output", "arg", "contiguous"]
 // KERNEL-NOT:     kernel.idiv
 // KERNEL-NOT:     kernel.mod
@@ -168,4 +173,30 @@ func.func @depthwise_input(%x: !graph.tensor<1x8x10x10xf32>, %w: !graph.tensor<8
   %c = graph.conv2d %r, %w {padding = array<i64: 1, 1>, groups = 8 : i64} : (!graph.tensor<1x8x10x10xf32>, !graph.tensor<8x1x3x3xf32>) -> !graph.tensor<1x8x10x10xf32>
   %d = graph.conv2d %x, %w {padding = array<i64: 1, 1>, groups = 8 : i64} : (!graph.tensor<1x8x10x10xf32>, !graph.tensor<8x1x3x3xf32>) -> !graph.tensor<1x8x10x10xf32>
   func.return %c, %d : !graph.tensor<1x8x10x10xf32>, !graph.tensor<1x8x10x10xf32>
+}
+
+// -----
+
+// CPU targets: an im2col whose 56 output columns straddle the panels (16 or 32 f32) gets 8 more columns per row,
+// read from 8 more zero columns of the padded input (64 = 4 or 2 panels), so graph-pack-matmul copies the panels
+// straight from the windows; the padded result is realized and sliced back to 56 columns. 64 filters: the
+// padding's extra matmul work costs less than the copy it saves (@wide, 256 filters, keeps 56 columns).
+// CHECK-LABEL: func.func @row_padded
+// KERNEL-LABEL: kernel.kernel @row_padded
+// ROWPAD-LABEL: func.func @row_padded
+// ROWPAD:         graph.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 9>
+// ROWPAD:         %[[C:.*]] = graph.contiguous %{{.*}} : !graph.tensor<1x144x3584xf32>
+// ROWPAD-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[C]] : (!graph.tensor<64x144xf32>, !graph.tensor<1x144x3584xf32>) -> !graph.tensor<1x64x3584xf32>
+// ROWPAD-NEXT:    %[[R:.*]] = graph.contiguous %[[M]] : !graph.tensor<1x64x3584xf32>
+// ROWPAD-NEXT:    %[[V:.*]] = graph.reshape %[[R]] : (!graph.tensor<1x64x3584xf32>) -> !graph.tensor<1x64x56x64xf32>
+// ROWPAD-NEXT:    %r = graph.shrink %[[V]] {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 1, 64, 56, 56>
+// ROWPAD-LABEL: func.func @wide
+// ROWPAD:         graph.matmul %{{.*}}, %{{.*}} : (!graph.tensor<256x144xf32>, !graph.tensor<1x144x3136xf32>)
+func.func @row_padded(%x: !graph.tensor<1x16x56x56xf32>, %w: !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x56x56xf32> {
+  %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x56x56xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x56x56xf32>
+  func.return %r : !graph.tensor<1x64x56x56xf32>
+}
+func.func @wide(%x: !graph.tensor<1x16x56x56xf32>, %w: !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32> {
+  %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x56x56xf32>, !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32>
+  func.return %r : !graph.tensor<1x256x56x56xf32>
 }

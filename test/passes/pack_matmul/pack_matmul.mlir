@@ -92,4 +92,42 @@ func.func @maybe_one(%a: !graph.tensor<Mx1024xf32>, %b: !graph.tensor<1024x1024x
   func.return %r : !graph.tensor<Mx1024xf32>
 }
 
+// -----
+
+// B is a copy (only this matmul reads it) of a reshape merging [64, 4, 256] into 1024 columns: 256 is a multiple
+// of the panel width, so the panels are copied from that view directly (one copy, not two; @v's copy is gone).
+// Where a panel would straddle rows of the source (@straddle: rows of 8) or the copy has another reader
+// (@shared), B is packed from the copy.
+// CHECK-LABEL: func.func @view
+// CHECK-NEXT:    %[[V:.*]] = graph.reshape %b : (!graph.tensor<64x4x256xf32>) -> !graph.tensor<64x1024xf32>
+// CHECK-NEXT:    %[[S:.*]] = graph.reshape %[[V]] : (!graph.tensor<64x1024xf32>) -> !graph.tensor<64x[[P:[0-9]+]]x[[W:[0-9]+]]xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.permute %[[S]]
+// CHECK-NEXT:    graph.contiguous %[[T]] : !graph.tensor<[[P]]x64x[[W]]xf32>
+// CHECK-NOT:     graph.contiguous
+// CHECK:         graph.matmul
+// CHECK-LABEL: func.func @straddle
+// CHECK:         %[[C:.*]] = graph.contiguous %{{.*}} : !graph.tensor<64x1024xf32>
+// CHECK-NEXT:    graph.reshape %[[C]]
+// CHECK-LABEL: func.func @shared
+// CHECK:         %[[C:.*]] = graph.contiguous %{{.*}} : !graph.tensor<64x1024xf32>
+// CHECK-NEXT:    graph.reshape %[[C]]
+func.func @view(%a: !graph.tensor<128x64xf32>, %b: !graph.tensor<64x4x256xf32>) -> !graph.tensor<128x1024xf32> {
+  %v = graph.reshape %b : (!graph.tensor<64x4x256xf32>) -> !graph.tensor<64x1024xf32>
+  %c = graph.contiguous %v : !graph.tensor<64x1024xf32>
+  %r = graph.matmul %a, %c : (!graph.tensor<128x64xf32>, !graph.tensor<64x1024xf32>) -> !graph.tensor<128x1024xf32>
+  func.return %r : !graph.tensor<128x1024xf32>
+}
+func.func @straddle(%a: !graph.tensor<128x64xf32>, %b: !graph.tensor<64x128x8xf32>) -> !graph.tensor<128x1024xf32> {
+  %v = graph.reshape %b : (!graph.tensor<64x128x8xf32>) -> !graph.tensor<64x1024xf32>
+  %c = graph.contiguous %v : !graph.tensor<64x1024xf32>
+  %r = graph.matmul %a, %c : (!graph.tensor<128x64xf32>, !graph.tensor<64x1024xf32>) -> !graph.tensor<128x1024xf32>
+  func.return %r : !graph.tensor<128x1024xf32>
+}
+func.func @shared(%a: !graph.tensor<128x64xf32>, %b: !graph.tensor<64x4x256xf32>) -> (!graph.tensor<128x1024xf32>, !graph.tensor<64x1024xf32>) {
+  %v = graph.reshape %b : (!graph.tensor<64x4x256xf32>) -> !graph.tensor<64x1024xf32>
+  %c = graph.contiguous %v : !graph.tensor<64x1024xf32>
+  %r = graph.matmul %a, %c : (!graph.tensor<128x64xf32>, !graph.tensor<64x1024xf32>) -> !graph.tensor<128x1024xf32>
+  func.return %r, %c : !graph.tensor<128x1024xf32>, !graph.tensor<64x1024xf32>
+}
+
 // BAD: graph-pack-matmul: unknown target 'tpu'
