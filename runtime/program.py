@@ -48,10 +48,12 @@ import numpy as np
 
 from kiln.dialects.types import DTYPES, Shape, to_numpy
 from kiln.support.errors import CompileError, InputError
-from kiln.targets.loaded import LoadedKernels
 from kiln.support.symbolic import compile_size, size_symbols
 from kiln.runtime.arena import pack
+from kiln.runtime.native import program_words, runner
 from kiln.runtime.threads import Range, ThreadPool, default_pool
+from kiln.support.env import env_flag
+from kiln.targets.loaded import LoadedKernels, entry_name
 
 ALIGNMENT = 64
 """Byte alignment of arena offsets and storage (one cache line; a full AVX-512 vector)."""
@@ -226,7 +228,9 @@ class ProgramSpec:
 class _Plan:
     """Everything about a call that depends only on the symbol values."""
 
-    __slots__ = ("symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "outputs")
+    __slots__ = (
+        "symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "program", "outputs"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -235,6 +239,7 @@ class _Plan:
         arena_bytes: int,
         output_bytes: list[int],
         launches: list[tuple[Callable[..., None], Callable[[list[int]], tuple[int, ...]], tuple[Range, ...]]],
+        program: np.ndarray | None,
         outputs: list[tuple[str, int, int, np.dtype, tuple[int, ...], bool]],
     ):
         self.symbol_values = symbol_values
@@ -245,6 +250,9 @@ class _Plan:
         """Per output buffer (``Executable._output_buffers`` order), its size."""
         self.peak_bytes = arena_bytes + sum(output_bytes)
         self.launches = launches
+        self.program = program
+        """The launches as the native runner's program (``kiln.runtime.native.program_words``); None when the
+        Executable runs them from Python."""
         self.outputs = outputs
 
 
@@ -334,6 +342,9 @@ class Executable:
         self._held_outputs: list[list[Storage]] = [[] for _ in self._output_buffers]
         self._scratch_lock = threading.Lock()  # guards the arena and the held output storage
         self._functions = [self._function(launch, kernels) for launch in spec.launches]
+        self._entries = [self._entry(launch, kernels) for launch in spec.launches]
+        self._runner = None if env_flag("KILN_PYTHON_RUNNER") else runner()
+        """The native runner, or None: launches run from Python (``KILN_PYTHON_RUNNER=1``, or no C compiler)."""
         self._plans: dict[tuple[int, ...], _Plan] = {}  # by symbol values
         self._plans_by_shapes: dict[tuple[tuple[int, ...], ...], _Plan] = {}  # by input shapes
 
@@ -360,19 +371,36 @@ class Executable:
             vals += [base + offset for offset in plan.offsets]
             vals += self._output_addresses(plan, raws, locked)
             vals += plan.symbol_values
-            pool = self._pool
-            for fn, gather, ranges in plan.launches:
-                start = time.perf_counter() if times is not None else 0.0
-                if len(ranges) == 1:
-                    fn(*gather(vals), *ranges[0])
-                else:
-                    pool.run(fn, gather(vals), ranges)
-                if times is not None:
-                    times.append(time.perf_counter() - start)
+            if plan.program is not None:
+                self._run_native(plan, vals, times)
+            else:
+                self._run_python(plan, vals, times)
         finally:
             if locked:
                 self._scratch_lock.release()
         return [self._output(o, args, raws) for o in plan.outputs]
+
+    def _run_native(self, plan: _Plan, vals: list[int], times: list[float] | None) -> None:
+        """The whole launch list in one call of the native runner."""
+        values = np.array(vals, dtype=np.int64)
+        elapsed = None if times is None else np.zeros(len(plan.launches))
+        self._runner.run(  # type: ignore[union-attr]
+            self._pool.native(), _address(plan.program), _address(values), None if elapsed is None else _address(elapsed)
+        )
+        if times is not None:
+            times += elapsed.tolist()  # type: ignore[union-attr]
+
+    def _run_python(self, plan: _Plan, vals: list[int], times: list[float] | None) -> None:
+        """One ctypes call per launch, split launches through the pool's Python workers."""
+        pool = self._pool
+        for fn, gather, ranges in plan.launches:
+            start = time.perf_counter() if times is not None else 0.0
+            if len(ranges) == 1:
+                fn(*gather(vals), *ranges[0])
+            else:
+                pool.run(fn, gather(vals), ranges)
+            if times is not None:
+                times.append(time.perf_counter() - start)
 
     def peak_bytes(self, **symbols: int) -> int:
         """Bytes of arena and output storage a call with these symbol values uses."""
@@ -493,6 +521,12 @@ class Executable:
         kinds = tuple(kind for kind, _ in launch.args)
         return _prototype(kinds)(kernels.addresses[launch.kernel])
 
+    def _entry(self, launch: LaunchSpec, kernels: LoadedKernels) -> int:
+        entry = entry_name(launch.kernel)
+        if entry not in kernels.addresses:
+            raise CompileError(f"{self.spec.name}: kernel @{launch.kernel} was loaded without its entry @{entry}")
+        return kernels.addresses[entry]
+
     def _launch_ranges(self, buffers: Sequence[int]) -> list[tuple[int, int] | None]:
         """Per buffer, the first and last launch that uses it (None: no launch does)."""
         used: dict[int, list[int]] = {}
@@ -527,14 +561,16 @@ class Executable:
             return b.input if b.input is not None else n_in + self._places[b.id]
 
         launches = []
-        for launch, fn in zip(self.spec.launches, self._functions):
-            gather = _gatherer([position(kind, v) for kind, v in launch.args])
+        native = []
+        for launch, fn, entry in zip(self.spec.launches, self._functions, self._entries):
+            positions = [position(kind, v) for kind, v in launch.args]
             if launch.core_extent is None:
                 ranges: tuple[Range, ...] = ((0, 1),)
             else:
                 extent = max(0, compile_size(launch.core_extent)(env))
                 ranges = self._pool.split(extent, launch.core_work)
-            launches.append((fn, gather, ranges))
+            launches.append((fn, _gatherer(positions), ranges))
+            native.append((entry, positions, ranges))
 
         seen: set[int] = set()
         outputs = []
@@ -548,6 +584,7 @@ class Executable:
             seen.add(index)
 
         output_bytes = [nbytes(self._buffers[o]) for o in self._output_buffers]
-        plan = _Plan(list(key), offsets, arena_bytes, output_bytes, launches, outputs)
+        program = None if self._runner is None else program_words(native)
+        plan = _Plan(list(key), offsets, arena_bytes, output_bytes, launches, program, outputs)
         _remember(self._plans, key, plan)
         return plan

@@ -16,11 +16,13 @@ One pool serves the whole process (``default_pool()``), sized to the cores this 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from queue import Empty, SimpleQueue
 
 from kiln.capabilities.description import usable_cores
+from kiln.runtime.native import runner
 
 PARALLEL_MIN_WORK = 1 << 18
 """Estimated ALU ops (``core_extent * core_work``) below which a launch runs on one thread. Handing chunks to
@@ -39,6 +41,10 @@ last one, which on a loaded machine costs a time slice. 256^2 matmul (~38M estim
 medians of 60 rotated calls in one process: 8 chunks 15-20 ms, 4 chunks 1.7-2.9 ms, 2 chunks 1.0-1.4 ms
 (onnxruntime 0.85-1.2 ms)."""
 
+SPIN_US = 100
+"""Microseconds an idle native worker spins waiting for the next launch (and a caller for its last chunks)
+before it sleeps on a condition variable."""
+
 UNKNOWN_CORE_WORK = PARALLEL_MIN_WORK
 """Work assumed per index when the lowering gave no estimate: large, so any extent >= 2 is split."""
 
@@ -47,13 +53,35 @@ _Job = tuple[Callable[..., object], Sequence[object], int, int, "SimpleQueue[Bas
 
 
 class ThreadPool:
-    """``size`` threads in all: ``size - 1`` daemon workers plus the thread that calls ``run``."""
+    """``size`` threads in all: ``size - 1`` workers plus the thread that runs a launch. The workers are native
+    (``native()``, started on first use, again in a forked child) or, for the Python launch loop, Python
+    threads (started by the first ``run``)."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, spin_us: int = SPIN_US):
         self.size = max(1, size)
+        self.spin_us = spin_us
         self._jobs: SimpleQueue[_Job] = SimpleQueue()
-        for i in range(self.size - 1):
-            threading.Thread(target=self._work, name=f"kiln-worker-{i}", daemon=True).start()
+        self._lock = threading.Lock()
+        self._python_workers = False
+        self._native: int | None = None
+        self._native_pid: int | None = None
+
+    def native(self) -> int | None:
+        """The address of this pool's native workers (``runner.c``) in this process; None when the native runner
+        is unavailable. A forked child has none of its parent's threads, so it gets workers of its own."""
+        if self._native_pid != os.getpid():
+            with self._lock:
+                if self._native_pid != os.getpid():
+                    lib = runner()
+                    self._native = None if lib is None else lib.pool_create(self.size, self.spin_us * 1000)
+                    self._native_pid = os.getpid()
+        return self._native
+
+    def __del__(self) -> None:
+        if self._native is not None and self._native_pid == os.getpid() and not sys.is_finalizing():
+            lib = runner()
+            if lib is not None:
+                lib.pool_destroy(self._native)
 
     def split(self, extent: int, core_work: int | None) -> tuple[Range, ...]:
         """The chunks to run a launch of ``extent`` indices in: one chunk unless it is worth parallelizing."""
@@ -70,6 +98,12 @@ class ThreadPool:
 
         An exception from any chunk is re-raised here after every chunk has finished.
         """
+        if not self._python_workers:
+            with self._lock:
+                if not self._python_workers:
+                    for i in range(self.size - 1):
+                        threading.Thread(target=self._work, name=f"kiln-worker-{i}", daemon=True).start()
+                    self._python_workers = True
         done: SimpleQueue[BaseException | None] = SimpleQueue()
         for lo, hi in ranges[1:]:
             self._jobs.put((fn, args, lo, hi, done))
