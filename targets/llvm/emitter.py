@@ -422,6 +422,7 @@ def _emit_entry(kernel: ir.Function, entry: ir.Function) -> None:
     code)."""
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     slots, lo, hi = entry.args
+    slots.name, lo.name, hi.name = "args", "lo", "hi"
     args = []
     for i, t in enumerate(kernel.function_type.args[:-2]):
         slot = b.gep(slots, [ir.Constant(_I64, i)], inbounds=True, source_etype=ir.PointerType())
