@@ -7,8 +7,10 @@ JSON-serializable, so a compile-cache hit rebuilds it without touching xDSL.
 
 An ``Executable`` joins a spec with the loaded kernels (entry addresses) and runs it. Everything that does not
 depend on the call's arguments is computed once: ctypes prototypes, argument gatherers, and, per distinct
-binding of the symbols, a ``_Plan`` (arena offsets, launch extents and thread chunks, output views). A call then
-checks and binds its inputs, allocates output storage, and runs a tight loop of ctypes calls.
+binding of the symbols, a ``_Plan`` (arena offsets, launch extents and thread chunks, output views, and the
+launch list as the native runner's program). A call then checks and binds its inputs, allocates output storage,
+and runs every launch in one call of the native runner (``kiln.runtime.native``; the GIL is released for all of
+it), or, without it (no C compiler, ``KILN_PYTHON_RUNNER=1``), in a loop of ctypes calls.
 
 Memory: the intermediate buffers (those that are neither inputs nor outputs) live in one arena, each at an
 offset that ``kiln.runtime.arena.pack`` chooses per binding of the symbols from the buffers' actual sizes and the
@@ -29,7 +31,8 @@ CPU calling convention (the emitters produce it): a kernel is ``void name(args..
 core_end)``; ``args`` follow the launch's argument order, buffers as pointers, symbols as int64. The last two
 give the half-open slice of the kernel's outermost parallel range to compute; its size is the launch's
 ``core_extent`` (a ``kiln.support.symbolic`` size text), or the kernel is called once with ``(0, 1)`` when
-``core_extent`` is None.
+``core_extent`` is None. Each kernel also has its uniform entry ``void name__entry(void **args, i64 lo, i64
+hi)`` (``kiln.targets.loaded.entry_name``), which the native runner calls.
 """
 
 from __future__ import annotations
@@ -229,7 +232,8 @@ class _Plan:
     """Everything about a call that depends only on the symbol values."""
 
     __slots__ = (
-        "symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "program", "outputs"
+        "symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "program",
+        "program_address", "outputs",
     )  # fmt: skip
 
     def __init__(
@@ -253,6 +257,7 @@ class _Plan:
         self.program = program
         """The launches as the native runner's program (``kiln.runtime.native.program_words``); None when the
         Executable runs them from Python."""
+        self.program_address = 0 if program is None else _address(program)
         self.outputs = outputs
 
 
@@ -385,7 +390,7 @@ class Executable:
         values = np.array(vals, dtype=np.int64)
         elapsed = None if times is None else np.zeros(len(plan.launches))
         self._runner.run(  # type: ignore[union-attr]
-            self._pool.native(), _address(plan.program), _address(values), None if elapsed is None else _address(elapsed)
+            self._pool.native(), plan.program_address, _address(values), None if elapsed is None else _address(elapsed)
         )
         if times is not None:
             times += elapsed.tolist()  # type: ignore[union-attr]
