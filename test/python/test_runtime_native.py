@@ -14,8 +14,11 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln.runtime.threads import ThreadPool
+from kiln.runtime.device_cpu import load_kernels
 from kiln.runtime.program import Executable
+from kiln.runtime.threads import ThreadPool
+from kiln.support.errors import CompileError
+from kiln.targets.loaded import LoadedKernels
 
 from test_runtime_program import build, fma_program, inputs
 
@@ -132,3 +135,11 @@ def test_compiled_programs_run_through_their_emitted_entries(device: str) -> Non
         out = mlp(x, w1, w2).numpy()
         np.testing.assert_allclose(out, np.maximum(x @ w1, 0) @ w2, rtol=1e-4, atol=1e-3)
     assert mlp.compiled[0].run._runner is not None
+
+
+def test_a_kernel_without_its_entry_is_a_compile_error() -> None:
+    spec = fma_program("cpu-llvm")
+    loaded = load_kernels(spec.kernels, spec.kernel_names())
+    without = LoadedKernels({k: v for k, v in loaded.addresses.items() if k != "k1__entry"}, loaded.handle)
+    with pytest.raises(CompileError, match="kernel @k1 was loaded without its entry @k1__entry"):
+        Executable(spec, without)
