@@ -66,7 +66,8 @@ def runner() -> Runner | None:
                     loaded = load_c(RUNNER_SOURCE.read_text(), [], RUNNER_FLAGS)
                     _runner = Runner(loaded.handle)  # type: ignore[arg-type]
                 except KilnError as e:
-                    warnings.warn(f"kiln: the native CPU runner is unavailable, launches run from Python: {e}", RuntimeWarning, stacklevel=2)
+                    message = f"kiln: the native CPU runner is unavailable, launches run from Python: {e}"
+                    warnings.warn(message, RuntimeWarning, stacklevel=2)
                 _tried = True
     return _runner
 

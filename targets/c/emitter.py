@@ -1,8 +1,8 @@
 """``-t c``: every ``cstyle.func`` of a module as one self-contained C11 translation unit.
 
 The unit holds the includes it needs, the prelude helpers the kernels call (``kiln_*``: only the ones used, and
-what they use), and one ``void`` function per kernel, each followed by its uniform entry (``_entry``); no ``main``. It compiles with ``cc -std=c11 -Wall
--Wextra -Werror``: unused parameters are marked ``(void)name;`` and values nobody reads are not printed.
+what they use), and one ``void`` function per kernel, each followed by its uniform entry (``_entry``); no
+``main``. It compiles with ``cc -std=c11 -Wall -Wextra -Werror``: unused parameters are marked ``(void)name;`` and values nobody reads are not printed.
 
 Expressions are printed inline where that keeps the meaning: a literal always; any other value with exactly
 one use in the same block, if it is pure or, for a load or a variable read, if nothing between it and the
@@ -78,11 +78,13 @@ def _entry(func: cstyle.FuncOp) -> str:
     int64 as the slot's bits. Only for functions of the CPU calling convention (pointers and int64, the last two
     int64); any other function gets none."""
     types = [arg.type for arg in func.params]
-    if len(types) < 2 or types[-2:] != [I64, I64] or not all(t == I64 or isinstance(t, cstyle.PtrType) for t in types):
+    pointers = [isinstance(t, cstyle.PtrType) for t in types]
+    if len(types) < 2 or types[-2:] != [I64, I64] or not all(p or t == I64 for p, t in zip(pointers, types)):
         return ""
-    args = [f"args[{i}]" if isinstance(t, cstyle.PtrType) else f"(int64_t)(intptr_t)args[{i}]" for i, t in enumerate(types[:-2])]
+    args = [f"args[{i}]" if p else f"(int64_t)(intptr_t)args[{i}]" for i, p in enumerate(pointers[:-2])]
     name = func.sym_name.data
-    return f"void {entry_name(name)}(void **args, int64_t lo, int64_t hi) {{ {name}({', '.join([*args, 'lo', 'hi'])}); }}\n"
+    call = f"{name}({', '.join([*args, 'lo', 'hi'])});"
+    return f"void {entry_name(name)}(void **args, int64_t lo, int64_t hi) {{ {call} }}\n"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -49,9 +49,11 @@ def entry(target: str, name: str, params: tuple[str, ...]) -> str:
     """The uniform entry ``name__entry(void **args, i64 lo, i64 hi)`` of kernel ``name``, whose parameters before
     ``core_start, core_end`` are ``params`` ("ptr" or "i64"), as the emitters write it."""
     if target == "cpu-llvm":
-        loads = "".join(f"  %a{i}p = getelementptr ptr, ptr %args, i64 {i}\n  %a{i} = load {t}, ptr %a{i}p\n" for i, t in enumerate(params))
+        loads = "".join(f"  %a{i}p = getelementptr ptr, ptr %args, i64 {i}\n  %a{i} = load {t}, ptr %a{i}p\n"
+                        for i, t in enumerate(params))
         args = "".join(f"{t} %a{i}, " for i, t in enumerate(params))
-        return f"define void @{name}__entry(ptr %args, i64 %lo, i64 %hi) {{\n{loads}  call void @{name}({args}i64 %lo, i64 %hi)\n  ret void\n}}\n"
+        call = f"  call void @{name}({args}i64 %lo, i64 %hi)\n"
+        return f"define void @{name}__entry(ptr %args, i64 %lo, i64 %hi) {{\n{loads}{call}  ret void\n}}\n"
     args = "".join(f"args[{i}], " if t == "ptr" else f"(int64_t)(intptr_t)args[{i}], " for i, t in enumerate(params))
     return f"void {name}__entry(void **args, int64_t lo, int64_t hi) {{ {name}({args}lo, hi); }}\n"
 
