@@ -81,7 +81,7 @@ class ThreadPool:
         """The address of this pool's native workers (``runner.c``) in this process; None when the native runner
         is unavailable. A forked child has none of its parent's threads, so it gets workers of its own."""
         if self._native_pid != os.getpid():
-            with self._lock:
+            with _native_lock:
                 if self._native_pid != os.getpid():
                     lib = runner()
                     self._native = None if lib is None else lib.pool_create(self.size, self.spin_us * 1000)
@@ -152,6 +152,9 @@ def _execute(fn: Callable[..., object], args: Sequence[object], lo: int, hi: int
 
 _default: ThreadPool | None = None
 _default_lock = threading.Lock()
+_native_lock = threading.Lock()
+"""Guards starting native workers; a module global, so that a forked child can replace it (another thread of
+the parent may have held it at the fork)."""
 
 
 def default_pool() -> ThreadPool:
@@ -165,10 +168,12 @@ def default_pool() -> ThreadPool:
 
 
 def _forget_pool_after_fork() -> None:
-    # a forked child has none of the parent's worker threads; it builds its own pool when it needs one
-    global _default, _default_lock
+    # a forked child has none of the parent's worker threads; it builds its own pool when it needs one, and
+    # pools made before the fork start native workers of their own (ThreadPool.native)
+    global _default, _default_lock, _native_lock
     _default = None
     _default_lock = threading.Lock()
+    _native_lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_pool_after_fork)
