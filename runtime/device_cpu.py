@@ -11,7 +11,7 @@ from __future__ import annotations
 from kiln.runtime.devices import Device
 from kiln.support.errors import KilnError
 from kiln.runtime.program import Executable, KernelsArtifact, ProgramSpec
-from kiln.targets.loaded import LoadedKernels
+from kiln.targets.loaded import LoadedKernels, entry_name
 
 CPU_DEVICES = ("cpu-llvm", "cpu-c")
 
@@ -27,7 +27,8 @@ class CPUDevice(Device):
 
 
 def load_kernels(artifact: KernelsArtifact, names: list[str]) -> LoadedKernels:
-    """Load emitted kernels through their target's toolchain."""
+    """Load emitted kernels, and each one's uniform entry (``entry_name``), through their target's toolchain."""
+    names = [*names, *(entry_name(name) for name in names)]
     if artifact.target == "cpu-llvm":
         from kiln.targets.llvm.toolchain import load_kernels as load_llvm
 

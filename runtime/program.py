@@ -7,8 +7,10 @@ JSON-serializable, so a compile-cache hit rebuilds it without touching xDSL.
 
 An ``Executable`` joins a spec with the loaded kernels (entry addresses) and runs it. Everything that does not
 depend on the call's arguments is computed once: ctypes prototypes, argument gatherers, and, per distinct
-binding of the symbols, a ``_Plan`` (arena offsets, launch extents and thread chunks, output views). A call then
-checks and binds its inputs, allocates output storage, and runs a tight loop of ctypes calls.
+binding of the symbols, a ``_Plan`` (arena offsets, launch extents and thread chunks, output views, and the
+launch list as the native runner's program). A call then checks and binds its inputs, allocates output storage,
+and runs every launch in one call of the native runner (``kiln.runtime.native``; the GIL is released for all of
+it), or, without it (no C compiler, ``KILN_PYTHON_RUNNER=1``), in a loop of ctypes calls.
 
 Memory: the intermediate buffers (those that are neither inputs nor outputs) live in one arena, each at an
 offset that ``kiln.runtime.arena.pack`` chooses per binding of the symbols from the buffers' actual sizes and the
@@ -29,7 +31,8 @@ CPU calling convention (the emitters produce it): a kernel is ``void name(args..
 core_end)``; ``args`` follow the launch's argument order, buffers as pointers, symbols as int64. The last two
 give the half-open slice of the kernel's outermost parallel range to compute; its size is the launch's
 ``core_extent`` (a ``kiln.support.symbolic`` size text), or the kernel is called once with ``(0, 1)`` when
-``core_extent`` is None.
+``core_extent`` is None. Each kernel also has its uniform entry ``void name__entry(void **args, i64 lo, i64
+hi)`` (``kiln.targets.loaded.entry_name``), which the native runner calls.
 """
 
 from __future__ import annotations
@@ -48,10 +51,12 @@ import numpy as np
 
 from kiln.support.dtypes import DTYPE_FACTS as DTYPES, numpy_dtype as to_numpy  # no xDSL on a cache hit
 from kiln.support.errors import CompileError, InputError
-from kiln.targets.loaded import LoadedKernels
 from kiln.support.symbolic import compile_size, size_symbols
 from kiln.runtime.arena import pack
+from kiln.runtime.native import program_words, runner
 from kiln.runtime.threads import Range, ThreadPool, default_pool
+from kiln.support.env import env_flag
+from kiln.targets.loaded import LoadedKernels, entry_name
 
 if TYPE_CHECKING:
     from kiln.dialects.types import Shape
@@ -229,7 +234,10 @@ class ProgramSpec:
 class _Plan:
     """Everything about a call that depends only on the symbol values."""
 
-    __slots__ = ("symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "outputs")
+    __slots__ = (
+        "symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "program",
+        "program_address", "outputs",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -238,6 +246,7 @@ class _Plan:
         arena_bytes: int,
         output_bytes: list[int],
         launches: list[tuple[Callable[..., None], Callable[[list[int]], tuple[int, ...]], tuple[Range, ...]]],
+        program: np.ndarray | None,
         outputs: list[tuple[str, int, int, np.dtype, tuple[int, ...], bool]],
     ):
         self.symbol_values = symbol_values
@@ -248,6 +257,10 @@ class _Plan:
         """Per output buffer (``Executable._output_buffers`` order), its size."""
         self.peak_bytes = arena_bytes + sum(output_bytes)
         self.launches = launches
+        self.program = program
+        """The launches as the native runner's program (``kiln.runtime.native.program_words``); None when the
+        Executable runs them from Python."""
+        self.program_address = 0 if program is None else _address(program)
         self.outputs = outputs
 
 
@@ -337,6 +350,9 @@ class Executable:
         self._held_outputs: list[list[Storage]] = [[] for _ in self._output_buffers]
         self._scratch_lock = threading.Lock()  # guards the arena and the held output storage
         self._functions = [self._function(launch, kernels) for launch in spec.launches]
+        self._entries = [self._entry(launch, kernels) for launch in spec.launches]
+        self._runner = None if env_flag("KILN_PYTHON_RUNNER") else runner()
+        """The native runner, or None: launches run from Python (``KILN_PYTHON_RUNNER=1``, or no C compiler)."""
         self._plans: dict[tuple[int, ...], _Plan] = {}  # by symbol values
         self._plans_by_shapes: dict[tuple[tuple[int, ...], ...], _Plan] = {}  # by input shapes
 
@@ -363,19 +379,36 @@ class Executable:
             vals += [base + offset for offset in plan.offsets]
             vals += self._output_addresses(plan, raws, locked)
             vals += plan.symbol_values
-            pool = self._pool
-            for fn, gather, ranges in plan.launches:
-                start = time.perf_counter() if times is not None else 0.0
-                if len(ranges) == 1:
-                    fn(*gather(vals), *ranges[0])
-                else:
-                    pool.run(fn, gather(vals), ranges)
-                if times is not None:
-                    times.append(time.perf_counter() - start)
+            if plan.program is not None:
+                self._run_native(plan, vals, times)
+            else:
+                self._run_python(plan, vals, times)
         finally:
             if locked:
                 self._scratch_lock.release()
         return [self._output(o, args, raws) for o in plan.outputs]
+
+    def _run_native(self, plan: _Plan, vals: list[int], times: list[float] | None) -> None:
+        """The whole launch list in one call of the native runner."""
+        values = np.array(vals, dtype=np.int64)
+        elapsed = None if times is None else np.zeros(len(plan.launches))
+        self._runner.run(  # type: ignore[union-attr]
+            self._pool.native(), plan.program_address, _address(values), None if elapsed is None else _address(elapsed)
+        )
+        if times is not None:
+            times += elapsed.tolist()  # type: ignore[union-attr]
+
+    def _run_python(self, plan: _Plan, vals: list[int], times: list[float] | None) -> None:
+        """One ctypes call per launch, split launches through the pool's Python workers."""
+        pool = self._pool
+        for fn, gather, ranges in plan.launches:
+            start = time.perf_counter() if times is not None else 0.0
+            if len(ranges) == 1:
+                fn(*gather(vals), *ranges[0])
+            else:
+                pool.run(fn, gather(vals), ranges)
+            if times is not None:
+                times.append(time.perf_counter() - start)
 
     def peak_bytes(self, **symbols: int) -> int:
         """Bytes of arena and output storage a call with these symbol values uses."""
@@ -496,6 +529,12 @@ class Executable:
         kinds = tuple(kind for kind, _ in launch.args)
         return _prototype(kinds)(kernels.addresses[launch.kernel])
 
+    def _entry(self, launch: LaunchSpec, kernels: LoadedKernels) -> int:
+        entry = entry_name(launch.kernel)
+        if entry not in kernels.addresses:
+            raise CompileError(f"{self.spec.name}: kernel @{launch.kernel} was loaded without its entry @{entry}")
+        return kernels.addresses[entry]
+
     def _launch_ranges(self, buffers: Sequence[int]) -> list[tuple[int, int] | None]:
         """Per buffer, the first and last launch that uses it (None: no launch does)."""
         used: dict[int, list[int]] = {}
@@ -530,14 +569,16 @@ class Executable:
             return b.input if b.input is not None else n_in + self._places[b.id]
 
         launches = []
-        for launch, fn in zip(self.spec.launches, self._functions):
-            gather = _gatherer([position(kind, v) for kind, v in launch.args])
+        native = []
+        for launch, fn, entry in zip(self.spec.launches, self._functions, self._entries):
+            positions = [position(kind, v) for kind, v in launch.args]
             if launch.core_extent is None:
                 ranges: tuple[Range, ...] = ((0, 1),)
             else:
                 extent = max(0, compile_size(launch.core_extent)(env))
                 ranges = self._pool.split(extent, launch.core_work)
-            launches.append((fn, gather, ranges))
+            launches.append((fn, _gatherer(positions), ranges))
+            native.append((entry, positions, ranges))
 
         seen: set[int] = set()
         outputs = []
@@ -551,6 +592,7 @@ class Executable:
             seen.add(index)
 
         output_bytes = [nbytes(self._buffers[o]) for o in self._output_buffers]
-        plan = _Plan(list(key), offsets, arena_bytes, output_bytes, launches, outputs)
+        program = None if self._runner is None else program_words(native)
+        plan = _Plan(list(key), offsets, arena_bytes, output_bytes, launches, program, outputs)
         _remember(self._plans, key, plan)
         return plan

@@ -3,10 +3,15 @@
 CPU kernels take ``(..., core_start, core_end)``: the half-open slice of their outermost parallel range that one
 call computes (docs/internals.md, "CPU calling convention"). A launch whose estimated work (``core_extent`` x
 ``core_work``) is at least ``PARALLEL_MIN_WORK`` is cut into contiguous chunks: one per thread, and up to
-``CHUNKS_PER_THREAD`` per thread when every chunk still holds ``CHUNK_MIN_WORK``; the calling thread runs the first chunk itself while the workers take the others from a queue (ctypes
-releases the GIL during the call), and then takes queued chunks too. Several chunks per thread balance the load
-when another process holds a core for a while: a thread that got a whole core runs more chunks. Smaller launches
-run inline: waking a worker costs tens of microseconds.
+``CHUNKS_PER_THREAD`` per thread when every chunk still holds ``CHUNK_MIN_WORK``. The calling thread runs the
+first chunk itself and then takes chunks no worker has taken yet, so a worker that another process keeps off its
+core delays a launch by at most the chunk it holds. Smaller launches run inline.
+
+The workers are native (``runtime/runner.c``, driven by ``kiln.runtime.native``): they spin ``SPIN_US`` waiting
+for the next launch and then sleep, so a hand-off costs about a microsecond while launches follow each other and
+an idle process uses no CPU. The Python launch loop (no C compiler, ``KILN_PYTHON_RUNNER=1``) uses ``run``
+instead, with Python workers that sleep on a queue (ctypes releases the GIL during a chunk); waking one costs
+tens of microseconds.
 
 One pool serves the whole process (``default_pool()``), sized to the cores this process may use
 (``KILN_THREADS`` overrides). Several Python threads may launch at once: jobs share one queue, and each
@@ -16,28 +21,40 @@ One pool serves the whole process (``default_pool()``), sized to the cores this 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from queue import Empty, SimpleQueue
 
 from kiln.capabilities.description import usable_cores
+from kiln.runtime.native import runner
 
 PARALLEL_MIN_WORK = 1 << 18
 """Estimated ALU ops (``core_extent * core_work``) below which a launch runs on one thread. Handing chunks to
 the workers and waiting for them costs about 15-40 us (measured on the loaded 2-core build box: a forced split
 of a 64-element kernel took 22-50 us per call instead of 5-12 us). At 0.1-1 ns per op (vectorized to scalar),
-2^18 ops are some 25-250 us of work, where halving it starts to pay for the hand-off."""
+2^18 ops are some 25-250 us of work, where halving it starts to pay for the hand-off. The native pool's hand-off
+is cheaper, but 2^16 measured no better on ShuffleNet and SqueezeNet (load 8-9)."""
 
-CHUNKS_PER_THREAD = 4
-"""Chunks a big launch is cut into per thread, each at least ``CHUNK_MIN_WORK``. Measured on a 1024 matmul (2
-threads, load average 5.5 from other processes): median 53 ms with 4 chunks per thread, 76 ms with one."""
+CHUNKS_PER_THREAD = 8
+"""Chunks a big launch is cut into per thread, each at least ``CHUNK_MIN_WORK``. With the native pool a further
+chunk costs about a microsecond, and small chunks bound what a worker that is descheduled mid-chunk holds up:
+the caller takes every chunk not yet started. Measured on the loaded 2-core build box (load 7-11, native runner,
+same process, 30 rotated rounds; docs/performance.md, "Native runner and spinning pool (session 6)"): ShuffleNet
+median 48 -> 41 ms, SqueezeNet 23 -> 20 ms against 4 per thread and 2^25 (the Python pool's setting: 1024 matmul
+53 ms with 4 chunks per thread, 76 ms with one)."""
 
-CHUNK_MIN_WORK = 1 << 25
-"""Estimated ops below which a launch gets no more than one chunk per thread. Every further chunk is a hand-off:
-the worker takes the GIL to report it and to take the next, and the caller may go to sleep waiting for the
-last one, which on a loaded machine costs a time slice. 256^2 matmul (~38M estimated ops), 2 threads, load 17,
-medians of 60 rotated calls in one process: 8 chunks 15-20 ms, 4 chunks 1.7-2.9 ms, 2 chunks 1.0-1.4 ms
-(onnxruntime 0.85-1.2 ms)."""
+CHUNK_MIN_WORK = 1 << 20
+"""Estimated ops below which a launch gets no more than one chunk per thread. The Python pool needed 2^25 (every
+chunk a GIL hand-off, and the caller slept on the last one: 256^2 matmul with 8 chunks 15-20 ms, 2 chunks 1.0-1.4
+ms at load 17); the native pool's hand-off is a mutex and an atomic counter."""
+
+SPIN_US = 50
+"""Microseconds an idle native worker spins waiting for the next launch (and a caller for its last chunks)
+before it sleeps on a condition variable. The threads of one process share its CPU share (autogroup
+scheduling), so a worker spinning while the caller runs a one-chunk launch slows the caller on a loaded machine:
+spins of 5, 20, 50 and 100 us were compared (load 7-10, networks and small matmuls): their differences were
+within the noise of the load, and 50 us still covers the gap between two launches of one call."""
 
 UNKNOWN_CORE_WORK = PARALLEL_MIN_WORK
 """Work assumed per index when the lowering gave no estimate: large, so any extent >= 2 is split."""
@@ -47,13 +64,35 @@ _Job = tuple[Callable[..., object], Sequence[object], int, int, "SimpleQueue[Bas
 
 
 class ThreadPool:
-    """``size`` threads in all: ``size - 1`` daemon workers plus the thread that calls ``run``."""
+    """``size`` threads in all: ``size - 1`` workers plus the thread that runs a launch. The workers are native
+    (``native()``, started on first use, again in a forked child) or, for the Python launch loop, Python
+    threads (started by the first ``run``)."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, spin_us: int = SPIN_US):
         self.size = max(1, size)
+        self.spin_us = spin_us
         self._jobs: SimpleQueue[_Job] = SimpleQueue()
-        for i in range(self.size - 1):
-            threading.Thread(target=self._work, name=f"kiln-worker-{i}", daemon=True).start()
+        self._lock = threading.Lock()
+        self._python_workers = False
+        self._native: int | None = None
+        self._native_pid: int | None = None
+
+    def native(self) -> int | None:
+        """The address of this pool's native workers (``runner.c``) in this process; None when the native runner
+        is unavailable. A forked child has none of its parent's threads, so it gets workers of its own."""
+        if self._native_pid != os.getpid():
+            with _native_lock:
+                if self._native_pid != os.getpid():
+                    lib = runner()
+                    self._native = None if lib is None else lib.pool_create(self.size, self.spin_us * 1000)
+                    self._native_pid = os.getpid()
+        return self._native
+
+    def __del__(self) -> None:
+        if self._native is not None and self._native_pid == os.getpid() and not sys.is_finalizing():
+            lib = runner()
+            if lib is not None:
+                lib.pool_destroy(self._native)
 
     def split(self, extent: int, core_work: int | None) -> tuple[Range, ...]:
         """The chunks to run a launch of ``extent`` indices in: one chunk unless it is worth parallelizing."""
@@ -70,6 +109,12 @@ class ThreadPool:
 
         An exception from any chunk is re-raised here after every chunk has finished.
         """
+        if not self._python_workers:
+            with self._lock:
+                if not self._python_workers:
+                    for i in range(self.size - 1):
+                        threading.Thread(target=self._work, name=f"kiln-worker-{i}", daemon=True).start()
+                    self._python_workers = True
         done: SimpleQueue[BaseException | None] = SimpleQueue()
         for lo, hi in ranges[1:]:
             self._jobs.put((fn, args, lo, hi, done))
@@ -107,6 +152,9 @@ def _execute(fn: Callable[..., object], args: Sequence[object], lo: int, hi: int
 
 _default: ThreadPool | None = None
 _default_lock = threading.Lock()
+_native_lock = threading.Lock()
+"""Guards starting native workers; a module global, so that a forked child can replace it (another thread of
+the parent may have held it at the fork)."""
 
 
 def default_pool() -> ThreadPool:
@@ -120,10 +168,12 @@ def default_pool() -> ThreadPool:
 
 
 def _forget_pool_after_fork() -> None:
-    # a forked child has none of the parent's worker threads; it builds its own pool when it needs one
-    global _default, _default_lock
+    # a forked child has none of the parent's worker threads; it builds its own pool when it needs one, and
+    # pools made before the fork start native workers of their own (ThreadPool.native)
+    global _default, _default_lock, _native_lock
     _default = None
     _default_lock = threading.Lock()
+    _native_lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_pool_after_fork)

@@ -1,8 +1,8 @@
 """``-t c``: every ``cstyle.func`` of a module as one self-contained C11 translation unit.
 
 The unit holds the includes it needs, the prelude helpers the kernels call (``kiln_*``: only the ones used, and
-what they use), and one ``void`` function per kernel; no ``main``. It compiles with ``cc -std=c11 -Wall
--Wextra -Werror``: unused parameters are marked ``(void)name;`` and values nobody reads are not printed.
+what they use), and one ``void`` function per kernel, each followed by its uniform entry (``_entry``); no
+``main``. It compiles with ``cc -std=c11 -Wall -Wextra -Werror``: unused parameters are marked ``(void)name;`` and values nobody reads are not printed.
 
 Expressions are printed inline where that keeps the meaning: a literal always; any other value with exactly
 one use in the same block, if it is pure or, for a load or a variable read, if nothing between it and the
@@ -35,6 +35,7 @@ from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_float, is_unsig
 from kiln.capabilities.description import LOOP_VECTORIZE
 from kiln.targets.source import BodyPrinter, Names, Piece, Prelude
 from kiln.support.diagnostics import error_at
+from kiln.targets.loaded import entry_name
 
 C_TYPES: dict[str, str] = {
     "i1": "_Bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
@@ -43,6 +44,7 @@ C_TYPES: dict[str, str] = {
 }  # fmt: skip
 """The C spelling of each scalar type (f16 and bf16 are typedefs of the prelude)."""
 
+I64 = DTYPES["i64"]
 INTEGER_TYPES = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
 
 
@@ -60,7 +62,7 @@ def emit(module: ModuleOp) -> str:
     prelude = _Prelude()
     for op in module.ops:
         if isinstance(op, cstyle.FuncOp):
-            functions.append(_FunctionPrinter(op, prelude).render())
+            functions.append(_FunctionPrinter(op, prelude).render() + _entry(op))
         elif op.name == "uop.kernel":
             raise error_at(op, "uop.kernel reached the C emitter: run convert-uop-to-cstyle first")
         elif not isinstance(op, HostFuncOp):
@@ -68,6 +70,21 @@ def emit(module: ModuleOp) -> str:
     names = ", ".join(op.sym_name.data for op in module.ops if isinstance(op, cstyle.FuncOp))
     header = f"// kiln -t c: {names or 'no kernels'}\n"
     return header + prelude.render() + "\n" + "\n".join(functions)
+
+
+def _entry(func: cstyle.FuncOp) -> str:
+    """The kernel's uniform entry ``void name__entry(void **args, int64_t lo, int64_t hi)``
+    (``kiln.targets.loaded.entry_name``): its arguments from pointer-sized slots, a buffer as its pointer, an
+    int64 as the slot's bits. Only for functions of the CPU calling convention (pointers and int64, the last two
+    int64); any other function gets none."""
+    types = [arg.type for arg in func.params]
+    pointers = [isinstance(t, cstyle.PtrType) for t in types]
+    if len(types) < 2 or types[-2:] != [I64, I64] or not all(p or t == I64 for p, t in zip(pointers, types)):
+        return ""
+    args = [f"args[{i}]" if p else f"(int64_t)(intptr_t)args[{i}]" for i, p in enumerate(pointers[:-2])]
+    name = func.sym_name.data
+    call = f"{name}({', '.join([*args, 'lo', 'hi'])});"
+    return f"void {entry_name(name)}(void **args, int64_t lo, int64_t hi) {{ {call} }}\n"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from kiln.lowering.uop_to_llvm import NO_LOOP_VECTORIZE
 from kiln.support.diagnostics import error_at
+from kiln.targets.loaded import entry_name
 
 
 class BFloatType(_BaseFloatType):
@@ -396,14 +397,55 @@ def _declare(func: llvm.FuncOp, module: ir.Module) -> ir.Function:
     return fn
 
 
+_I64 = ir.IntType(64)
+
+
+def _follows_cpu_convention(fn: ir.Function) -> bool:
+    """An exported kernel of the CPU calling convention: pointers and i64, the last two i64 (its core slice)."""
+    types = fn.function_type.args
+    return (
+        fn.linkage in ("", "external")
+        and len(types) >= 2
+        and types[-2:] == (_I64, _I64)
+        and all(t == _I64 or isinstance(t, ir.PointerType) for t in types)
+    )
+
+
+def _declare_entry(kernel: ir.Function, module: ir.Module) -> ir.Function:
+    """``kernel``'s uniform entry ``void (ptr args, i64 lo, i64 hi)`` (``kiln.targets.loaded.entry_name``),
+    declared right after it so that the two stay in one unit (``split_units``)."""
+    return ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.PointerType(), _I64, _I64]), entry_name(kernel.name))
+
+
+def _emit_entry(kernel: ir.Function, entry: ir.Function) -> None:
+    """Load each argument from its pointer-sized slot and tail-call the kernel (never inlined: one copy of its
+    code)."""
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    slots, lo, hi = entry.args
+    slots.name, lo.name, hi.name = "args", "lo", "hi"
+    args = []
+    for i, t in enumerate(kernel.function_type.args[:-2]):
+        slot = b.gep(slots, [ir.Constant(_I64, i)], inbounds=True, source_etype=ir.PointerType())
+        args.append(b.load(slot, typ=t, align=8))
+    b.call(kernel, [*args, lo, hi], tail=True, attrs=("noinline",))
+    b.ret_void()
+
+
 def to_llvmlite(module: ModuleOp) -> ir.Module:
-    """The ``llvm.func`` ops of ``module`` as an llvmlite module; everything else in the module is skipped."""
+    """The ``llvm.func`` ops of ``module`` as an llvmlite module; everything else in the module is skipped. Each
+    kernel of the CPU calling convention also gets its uniform entry (``_declare_entry``)."""
     out = ir.Module()
-    funcs = [op for op in module.ops if isinstance(op, llvm.FuncOp)]
-    declared = [(func, _declare(func, out)) for func in funcs]
-    for func, fn in declared:
+    declared = []
+    for func in module.ops:
+        if isinstance(func, llvm.FuncOp):
+            fn = _declare(func, out)
+            entry = _declare_entry(fn, out) if func.body.blocks and _follows_cpu_convention(fn) else None
+            declared.append((func, fn, entry))
+    for func, fn, entry in declared:
         if func.body.blocks:
             _FunctionEmitter(func, fn).emit()
+        if entry is not None:
+            _emit_entry(fn, entry)
     return out
 
 

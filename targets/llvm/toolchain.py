@@ -36,7 +36,7 @@ import llvmlite.binding as llvm
 from kiln.support import cache
 from kiln.support.errors import CompileError
 from kiln.targets.llvm import workers
-from kiln.targets.loaded import LoadedKernels
+from kiln.targets.loaded import ENTRY_SUFFIX, LoadedKernels
 from kiln.capabilities.description import host_cpu
 
 OBJECT_NAMESPACE = "llvm-obj"
@@ -125,10 +125,9 @@ def split_units(ir: str) -> list[Unit]:
     ``workers``). Every unit keeps the module's other top-level lines (triple, declarations) and its internal
     functions (helpers a kernel may call). Function definitions are the lines from ``define`` to ``}`` as
     llvmlite prints them. The split depends on the IR alone, so a program's objects do not depend on the
-    machine's core count."""
+    machine's core count. A kernel's uniform entry (``entry_name``) stays in its kernel's unit."""
     shared: list[str] = []
-    short: list[list[str]] = []
-    long: list[str] = []
+    functions: list[list[str]] = []
     body: list[str] = []
     for line in ir.splitlines():
         if not body and not line.startswith("define "):
@@ -139,11 +138,13 @@ def split_units(ir: str) -> list[Unit]:
             continue
         if _INTERNAL.match(body[0]):
             shared.append("\n".join(body))
-        elif len(body) > LOOP_VECTORIZE_MAX_LINES:
-            long.append("\n".join(body))
+        elif _ENTRY.match(body[0]) and functions:
+            functions[-1].extend(body)  # a kernel's entry (emitted right after it) calls it: same unit
         else:
-            short.append(body)
+            functions.append(body)
         body = []
+    short = [f for f in functions if len(f) <= LOOP_VECTORIZE_MAX_LINES]
+    long = ["\n".join(f) for f in functions if len(f) > LOOP_VECTORIZE_MAX_LINES]
     groups = _groups(short)
     if not long and len(groups) <= 1:
         return [Unit(ir, True)]
@@ -176,6 +177,7 @@ def _groups(functions: list[list[str]]) -> list[list[list[str]]]:
 
 
 _INTERNAL = re.compile(r"define\s+(internal|private)\b")
+_ENTRY = re.compile(rf'define [^@]*@"?[^"(]*{re.escape(ENTRY_SUFFIX)}"?\(')
 
 
 TRUNCSFBF2 = """

@@ -1,5 +1,6 @@
 """Hand-written CPU kernels (LLVM IR and C) that follow the CPU calling convention of docs/internals.md:
-``(x, y, out, <symbols as i64>, core_start, core_end)``, elementwise over f32. Runtime tests build
+``(x, y, out, <symbols as i64>, core_start, core_end)``, elementwise over f32, each with its uniform entry
+``name__entry(void **args, i64 lo, i64 hi)`` as the emitters write it. Runtime tests build
 ``ProgramSpec``s from them to test loading, launching and threading without the compiler."""
 
 from __future__ import annotations
@@ -44,7 +45,22 @@ void {name}(const float *restrict x, const float *restrict y, float *restrict ou
 """
 
 
-def kernels_source(target: str, kernels: dict[str, str], symbols: tuple[str, ...] = ("n",)) -> str:
+def entry(target: str, name: str, params: tuple[str, ...]) -> str:
+    """The uniform entry ``name__entry(void **args, i64 lo, i64 hi)`` of kernel ``name``, whose parameters before
+    ``core_start, core_end`` are ``params`` ("ptr" or "i64"), as the emitters write it."""
     if target == "cpu-llvm":
-        return "".join(llvm_binary(name, op, symbols) for name, op in kernels.items())
-    return "#include <stdint.h>\n" + "".join(c_binary(name, op, symbols) for name, op in kernels.items())
+        loads = "".join(f"  %a{i}p = getelementptr ptr, ptr %args, i64 {i}\n  %a{i} = load {t}, ptr %a{i}p\n"
+                        for i, t in enumerate(params))
+        args = "".join(f"{t} %a{i}, " for i, t in enumerate(params))
+        call = f"  call void @{name}({args}i64 %lo, i64 %hi)\n"
+        return f"define void @{name}__entry(ptr %args, i64 %lo, i64 %hi) {{\n{loads}{call}  ret void\n}}\n"
+    args = "".join(f"args[{i}], " if t == "ptr" else f"(int64_t)(intptr_t)args[{i}], " for i, t in enumerate(params))
+    return f"void {name}__entry(void **args, int64_t lo, int64_t hi) {{ {name}({args}lo, hi); }}\n"
+
+
+def kernels_source(target: str, kernels: dict[str, str], symbols: tuple[str, ...] = ("n",)) -> str:
+    params = ("ptr",) * 3 + ("i64",) * len(symbols)
+    if target == "cpu-llvm":
+        return "".join(llvm_binary(name, op, symbols) + entry(target, name, params) for name, op in kernels.items())
+    body = "".join(c_binary(name, op, symbols) + entry(target, name, params) for name, op in kernels.items())
+    return "#include <stdint.h>\n" + body

@@ -28,7 +28,7 @@ from kiln.runtime.program import (
 )
 from kiln.runtime.threads import ThreadPool
 
-from cpu_kernels import kernels_source
+from cpu_kernels import entry, kernels_source
 
 TARGETS = ["cpu-llvm", "cpu-c"]
 
@@ -285,7 +285,7 @@ define void @bounds(ptr %out, i64 %lo, i64 %hi) {
 }
 """,
         "cpu-c": "#include <stdint.h>\nvoid bounds(int64_t *out, int64_t lo, int64_t hi) { out[0] = lo; out[1] = hi; }\n",
-    }[target]
+    }[target] + entry(target, "bounds", ("ptr",))
     spec = ProgramSpec(
         name="bounds",
         inputs=(),
@@ -321,7 +321,7 @@ exit:
         "cpu-c": """#include <stdint.h>
 void record(int64_t *out, int64_t n, int64_t lo, int64_t hi) { (void)n; for (int64_t i = lo; i < hi; i++) out[i] = lo; }
 """,
-    }[target]
+    }[target] + entry(target, "record", ("ptr", "i64"))
 
     def program(work: int | None) -> ProgramSpec:
         return ProgramSpec(

@@ -28,7 +28,7 @@ def test_chunks_hold_enough_work_to_pay_for_a_hand_off() -> None:
     assert len(pool.split(CHUNK_MIN_WORK * 6, 1)) == 6
     assert len(pool.split(CHUNK_MIN_WORK * 100, 1)) == 4 * CHUNKS_PER_THREAD
     assert len(pool.split(CHUNK_MIN_WORK * 2, 1)) == 4  # still one per thread
-    assert len(pool.split(PARALLEL_MIN_WORK * 100, 1)) == 4  # worth splitting, not worth more hand-offs
+    assert len(pool.split(CHUNK_MIN_WORK + PARALLEL_MIN_WORK, 1)) == 4  # worth splitting, not worth more hand-offs
 
 
 def test_the_caller_takes_queued_chunks_while_a_worker_is_busy() -> None:

@@ -146,3 +146,14 @@ def test_long_function_is_its_own_unit_without_loop_vectorizer(monkeypatch: pyte
 
 def test_short_functions_stay_one_unit() -> None:
     assert toolchain.split_units(SAXPY) == [toolchain.Unit(SAXPY, True)]
+
+
+def test_a_kernels_entry_stays_in_its_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A uniform entry calls its kernel, so it is compiled in the kernel's unit even when the kernel is long."""
+    monkeypatch.setattr(toolchain, "LOOP_VECTORIZE_MAX_LINES", 10)
+    entry = 'define void @"saxpy__entry"(ptr %"args", i64 %"lo", i64 %"hi")\n{\n  ret void\n}\n'
+    units = toolchain.split_units(SAXPY.replace("define float @expf_of", entry + "define float @expf_of"))
+    assert [("@saxpy(" in u.ir, "@\"saxpy__entry\"" in u.ir, "@expf_of" in u.ir) for u in units] == [
+        (False, False, True),
+        (True, True, False),
+    ]

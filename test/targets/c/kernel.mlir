@@ -2,7 +2,8 @@
 // RUN: kiln-opt %s -p convert-uop-to-cstyle -t c | cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c -
 // REQUIRES: cc
 // All kernels of a module in one C11 unit: the includes and prelude helpers they use, one void function each
-// with the CPU calling convention, single-use values inlined, unused parameters marked.
+// with the CPU calling convention, single-use values inlined, unused parameters marked, each followed by its
+// uniform entry (arguments from pointer-sized slots; an int64 as the slot's bits).
 
 // CHECK:       // kiln -t c: dense_k0, scale_bf16
 // CHECK-NEXT:  #include <stdint.h>
@@ -29,6 +30,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
+// CHECK-NEXT:  void dense_k0__entry(void **args, int64_t lo, int64_t hi) { dense_k0(args[0], args[1], args[2], (int64_t)(intptr_t)args[3], lo, hi); }
 uop.kernel @dense_k0 attributes {symbols = ["N"], core_extent = "N", core_work = 4160 : i64} {
   %x = uop.param 0 : !uop.ptr<f32>
   %w = uop.param 1 : !uop.ptr<f32>
@@ -71,6 +73,7 @@ uop.kernel @dense_k0 attributes {symbols = ["N"], core_extent = "N", core_work =
 // CHECK-NEXT:      out[i] = kiln_bf16_to_f32(v) < kiln_bf16_to_f32(zero) ? zero : v;
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
+// CHECK-NEXT:  void scale_bf16__entry(void **args, int64_t lo, int64_t hi) { scale_bf16(args[0], args[1], lo, hi); }
 uop.kernel @scale_bf16 attributes {symbols = [], core_extent = "1", core_work = 1 : i64} {
   %x = uop.param 0 : !uop.ptr<bf16>
   %out = uop.param 1 : !uop.ptr<bf16>

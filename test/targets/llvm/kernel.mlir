@@ -2,7 +2,7 @@
 // The LLVM IR of a kernel: the CPU calling convention with noalias buffers, loops as phis, the accumulator as an
 // entry-block alloca (O3's SROA promotes it), unaligned-safe vector accesses (align = element size), fast-math
 // contract on float arithmetic and intrinsic calls, reassoc too on the accumulator's update. The schedule function
-// is not emitted.
+// is not emitted. Each kernel is followed by its uniform entry.
 
 // CHECK-NOT:   @schedule
 // CHECK-LABEL: define void @"vsum"(ptr noalias %"x", ptr noalias %"out", i64 %"N", i64 %"core_start", i64 %"core_end")
@@ -29,6 +29,13 @@
 // CHECK:       i_end:
 // CHECK-NEXT:    ret void
 // CHECK-NEXT:  }
+// Its uniform entry for the native runner: each argument from a pointer-sized slot, then a tail call.
+// CHECK-LABEL: define void @"vsum__entry"(ptr %"args", i64 %"lo", i64 %"hi")
+// CHECK:         load ptr, ptr
+// CHECK:         load ptr, ptr
+// CHECK:         [[N:%".*"]] = load i64, ptr
+// CHECK-NEXT:    tail call void @"vsum"(ptr {{.*}}, ptr {{.*}}, i64 [[N]], i64 %"lo", i64 %"hi") noinline
+// CHECK-NEXT:    ret void
 // CHECK:       declare <8 x float> @"llvm.sqrt.v8f32"(<8 x float>
 uop.kernel @vsum attributes {core_extent = "N", core_work = 16 : i64, symbols = ["N"]} {
   %x = uop.param 0 : !uop.ptr<f32>

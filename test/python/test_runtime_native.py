@@ -1,0 +1,145 @@
+"""The native program runner (runtime/runner.c): numerics through it on both CPU targets, split and unsplit
+launches, symbolic shapes, several Python threads at once, a forked child, per-launch profile times, and an idle
+pool that sleeps instead of spinning."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.runtime.device_cpu import load_kernels
+from kiln.runtime.program import Executable
+from kiln.runtime.threads import ThreadPool
+from kiln.support.errors import CompileError
+from kiln.targets.loaded import LoadedKernels
+
+from test_runtime_program import build, fma_program, inputs
+
+TARGETS = ["cpu-llvm", "cpu-c"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("KILN_NO_CACHE", raising=False)
+        patch.delenv("KILN_PYTHON_RUNNER", raising=False)
+        patch.setenv("KILN_CACHE_DIR", str(folder))
+        yield folder
+
+
+def native(spec_target: str, work: int | None, pool: ThreadPool) -> Executable:
+    exe = build(fma_program(spec_target, work=work), pool)
+    assert exe._runner is not None, "the native runner is not in use"
+    return exe
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("work", [None, 1], ids=["split", "unsplit"])
+def test_two_launches_through_the_native_runner(target: str, work: int | None) -> None:
+    pool = ThreadPool(3)
+    exe = native(target, work, pool)
+    for n in (1, 2, 5, 1000, 65_537):  # N is symbolic: each size is a plan of its own
+        a, b, c = inputs(n, seed=n)
+        chunks = [len(ranges) for _, _, ranges in exe._plan((n,)).launches]
+        assert chunks == [1, 1] if work == 1 or n == 1 else min(chunks) > 1
+        np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_native_and_python_loops_agree(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pool = ThreadPool(2)
+    fast = native(target, None, pool)
+    monkeypatch.setenv("KILN_PYTHON_RUNNER", "1")
+    slow = build(fma_program(target, work=None), pool)
+    assert slow._runner is None
+    a, b, c = inputs(10_001)
+    np.testing.assert_array_equal(fast(a, b, c)[0], slow(a, b, c)[0])
+
+
+def test_profile_times_each_launch_natively() -> None:
+    exe = native("cpu-llvm", None, ThreadPool(2))
+    a, b, c = inputs(50_000)
+    (out,), times = exe.profile(a, b, c)
+    np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
+    assert len(times) == 2 and all(t > 0 for t in times)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_threads_call_at_once(target: str) -> None:
+    pool = ThreadPool(2)
+    shared = native(target, None, pool)
+    others = [native(target, None, pool) for _ in range(2)]
+    cases = [inputs(n, seed=n) for n in (3, 4000, 70_000, 9) * 6]
+
+    def call(i: int) -> np.ndarray:
+        exe = shared if i % 2 else others[i % 4 // 2]
+        return exe(*cases[i])[0]
+
+    with ThreadPoolExecutor(6) as callers:
+        results = list(callers.map(call, range(len(cases))))
+    for (a, b, c), out in zip(cases, results):
+        np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_forked_child_runs_on_a_pool_of_its_own(target: str) -> None:
+    pool = ThreadPool(2)
+    exe = native(target, None, pool)
+    a, b, c = inputs(100_000)
+    np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
+    parent_workers = pool.native()
+    pid = os.fork()
+    if pid == 0:  # the child: exit status 0 only if it computed the right result on fresh workers
+        try:
+            ok = pool.native() != parent_workers and np.allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)  # the parent's pool still works
+
+
+def test_an_idle_pool_sleeps() -> None:
+    """Workers spin for ``spin_us`` after a launch, then sleep: half a second idle costs next to no CPU time (a
+    spinning worker would cost the whole half second)."""
+    pool = ThreadPool(4)
+    exe = native("cpu-llvm", None, pool)
+    a, b, c = inputs(100_000)
+    exe(a, b, c)
+    time.sleep(0.05)  # past the spin
+    start = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - start < 0.15
+
+
+@pytest.mark.parametrize("device", TARGETS)
+def test_compiled_programs_run_through_their_emitted_entries(device: str) -> None:
+    """Kernels from both emitters, with a symbolic row count and several launches (matmul, bias, relu, matmul)."""
+
+    @kiln.jit(device=device, dims={"x": {0: kiln.Dim("N", 1, 512)}})
+    def mlp(x, w1, w2):
+        return (x @ w1).relu() @ w2
+
+    rng = np.random.default_rng(0)
+    w1, w2 = rng.standard_normal((64, 96)).astype(np.float32), rng.standard_normal((96, 8)).astype(np.float32)
+    for n in (1, 37, 300):
+        x = rng.standard_normal((n, 64)).astype(np.float32)
+        out = mlp(x, w1, w2).numpy()
+        np.testing.assert_allclose(out, np.maximum(x @ w1, 0) @ w2, rtol=1e-4, atol=1e-3)
+    assert mlp.compiled[0].run._runner is not None
+
+
+def test_a_kernel_without_its_entry_is_a_compile_error() -> None:
+    spec = fma_program("cpu-llvm")
+    loaded = load_kernels(spec.kernels, spec.kernel_names())
+    without = LoadedKernels({k: v for k, v in loaded.addresses.items() if k != "k1__entry"}, loaded.handle)
+    with pytest.raises(CompileError, match="kernel @k1 was loaded without its entry @k1__entry"):
+        Executable(spec, without)
