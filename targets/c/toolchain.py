@@ -39,7 +39,8 @@ from kiln.support.errors import CompileError, KilnError
 from kiln.targets.loaded import LoadedKernels
 from kiln.capabilities.description import host_cpu
 
-DEFAULT_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-tree-loop-vectorize", "-ftree-loop-if-convert", "-std=c11")
+DEFAULT_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-tree-loop-vectorize",
+                 "-ftree-loop-if-convert", "-std=c11")
 SHARED_LIBRARY_FLAGS = ("-fPIC", "-shared")
 CHECK_FLAGS = ("-std=c11", "-Wall", "-Werror", "-fsyntax-only")
 LIBRARY_NAMESPACE = "c-so"
