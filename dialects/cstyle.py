@@ -150,6 +150,9 @@ def _library() -> dict[str, CFunction]:
         n = dtype_name(t)
         out.append(CFunction(f"kiln_max_{n}", (t, t), t, None, "the larger operand; nan if either is nan"))
         out.append(CFunction(f"kiln_min_{n}", (t, t), t, None, "the smaller operand; nan if either is nan"))
+        for kind in ("max", "min"):
+            out.append(CFunction(f"kiln_running_{kind}_{n}", (t, t), t, None,
+                                 f"kiln_{kind}_{n} for a reduction's accumulator in its loop"))
     for t in (f16, bf16):
         n = dtype_name(t)
         out.append(CFunction(f"kiln_{n}_to_f32", (t,), f32, None, f"{n} -> f32 (exact)"))

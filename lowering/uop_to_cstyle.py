@@ -225,13 +225,21 @@ class _KernelConverter(KernelConverter):
             case "idiv":
                 return self._call("trunc" + suffix, self._binary("/", *xs))
             case "max" | "min":
-                return self._call(f"kiln_{kind}_{dtype_name(t)}", *xs)
+                running = "running_" if self._steps_accumulator(op) else ""
+                return self._call(f"kiln_{running}{kind}_{dtype_name(t)}", *xs)
             case "sign":  # nan stays nan, -0.0 gives 0
                 zero = self._literal(0.0, t)
                 nonzero = self._select(self._binary("==", x, zero), zero, x)
                 negative = self._select(self._binary("<", x, zero), self._literal(-1.0, t), nonzero)
                 return self._select(self._binary(">", x, zero), self._literal(1.0, t), negative)
         raise error_at(op, f"{op.name} on {t} has no C lowering")
+
+    def _steps_accumulator(self, op: AluOp) -> bool:
+        """Whether ``op`` is a reduction's step in its loop: it reads an accumulator declared outside the block
+        being filled and its result is written back to it (the C emitter's ``kiln_running_*`` helpers)."""
+        read = {o.owner.acc for o in op.operands if isinstance(o.owner, uop.AccGetOp)}
+        written = {u.operation.acc for u in op.results[0].uses if isinstance(u.operation, uop.AccSetOp)}
+        return any(self.lanes[acc][0].owner.parent_block() is not self.block for acc in read & written)
 
     def _bool_alu(self, op: AluOp, kind: str, xs: list[SSAValue]) -> SSAValue:
         bool_ops = {**_OPERATORS, "max": "|", "min": "&"}

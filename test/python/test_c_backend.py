@@ -531,6 +531,28 @@ def test_max_and_min_propagate_nan(float_kernels: Library) -> None:
     assert "fmaxf" not in float_kernels.source
 
 
+def test_running_max_and_min_match_numpy_bit_for_bit() -> None:
+    """A reduction's step (``acc = max(acc, x)`` in a loop) calls ``kiln_running_*``, another spelling of the same
+    meaning: every pair of special values, signed zeros and nans included, as ``np.maximum``/``np.minimum``."""
+    kernels = []
+    for t in ("f32", "f64"):
+        for kind in ("max", "min"):
+            body = (f"  %acc = uop.define_acc %a0 : {t}\n  %c0 = uop.const 0 : index\n  %c1 = uop.const 1 : index\n"
+                    f"  %k = uop.range %c0, %c1 : index\n  %cur = uop.acc_get %acc : {t}\n"
+                    f"  %nxt = uop.{kind} %cur, %a1 : {t}\n  uop.acc_set %acc, %nxt\n  uop.end %k\n"
+                    f"  %r = uop.acc_get %acc : {t}")
+            kernels.append(elementwise(f"running_{kind}_{t}", [t, t], t, body))
+    library = build("".join(kernels))
+    for t in ("f32", "f64"):
+        assert f"kiln_running_max_{t}(" in library.source and f"kiln_running_min_{t}(" in library.source
+        a = array([v for v in FLOAT_VALUES for _ in FLOAT_VALUES], t)
+        b = array([v for _ in FLOAT_VALUES for v in FLOAT_VALUES], t)
+        for kind, ref in (("max", np.maximum), ("min", np.minimum)):
+            out = np.zeros_like(a)
+            library[f"running_{kind}_{t}"](a, b, out, 0, a.size)
+            assert_same_floats(out, ref(a, b))
+
+
 def test_bf16_arithmetic_rounds_every_op_like_ml_dtypes(float_kernels: Library) -> None:
     rng = np.random.default_rng(4)
     a = rng.standard_normal(4096).astype(ml_dtypes.bfloat16)

@@ -92,3 +92,41 @@ uop.kernel @vectors attributes {symbols = []} {
   %swapped = uop.vectorize %hi, %lo : vector<2xf32>
   uop.store %out[%i], %swapped : vector<2xf32>
 }
+
+// A float max/min that steps an accumulator declared outside its loop calls kiln_running_max_* (a loop-carried
+// chain gcc keeps scalar); the same op on an accumulator declared in its own block, and any other max, calls
+// kiln_max_* (the form gcc's SLP vectorizer packs).
+// CHECK-LABEL: cstyle.func c @rowmax(
+// CHECK:           cstyle.for %k = %{{.*}} to %{{.*}} : i64 {
+// CHECK:             %nxt = cstyle.call @kiln_running_max_f32(%cur, %v) : (f32, f32) -> f32
+// CHECK-NEXT:        cstyle.assign %acc = %nxt
+// CHECK-NEXT:      }
+// CHECK:           %once = cstyle.call @kiln_max_f32(%cur2, %r) : (f32, f32) -> f32
+// CHECK:           %relu = cstyle.call @kiln_min_f32(%once, %zero) : (f32, f32) -> f32
+uop.kernel @rowmax attributes {symbols = []} {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %lo = uop.special core_start : index
+  %hi = uop.special core_end : index
+  %c0 = uop.const 0 : index
+  %c8 = uop.const 8 : index
+  %zero = uop.const 0.000000e+00 : f32
+  %i = uop.range %lo, %hi : index
+  %acc = uop.define_acc %zero : f32
+  %k = uop.range %c0, %c8 : index
+  %row = uop.mul %i, %c8 : index
+  %idx = uop.add %row, %k : index
+  %v = uop.load %x[%idx] : f32
+  %cur = uop.acc_get %acc : f32
+  %nxt = uop.max %cur, %v : f32
+  uop.acc_set %acc, %nxt
+  uop.end %k
+  %r = uop.acc_get %acc : f32
+  %acc2 = uop.define_acc %zero : f32
+  %cur2 = uop.acc_get %acc2 : f32
+  %once = uop.max %cur2, %r : f32
+  uop.acc_set %acc2, %once
+  %relu = uop.min %once, %zero : f32
+  uop.store %out[%i], %relu
+  uop.end %i
+}

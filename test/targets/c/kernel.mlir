@@ -15,7 +15,12 @@
 // CHECK:       static inline float kiln_bf16_to_f32(kiln_bf16 x) {
 // CHECK:       static inline kiln_bf16 kiln_f32_to_bf16(float x) {
 // CHECK:       static inline kiln_bf16 kiln_f64_to_bf16(double x) { return kiln_f32_to_bf16(kiln_f64_to_f32_odd(x)); }
-// CHECK:       static inline float kiln_max_f32(float a, float b) { return a != a || a > b ? a : b; }
+// CHECK:       static inline float kiln_max_f32(float a, float b) {
+// CHECK-NEXT:    union { float f; uint32_t u; } x = { a }, y = { b };
+// CHECK-NEXT:    uint32_t pick_a = (uint32_t)0 - (uint32_t)((a != a) | (a > b));
+// CHECK-NEXT:    x.u = (x.u & pick_a) | (y.u & ~pick_a);
+// CHECK-NEXT:    return x.f;
+// CHECK-NEXT:  }
 // CHECK-NOT:   kiln_f16
 
 // CHECK-LABEL: void dense_k0(const float *restrict x, const float *restrict w, float *restrict out, int64_t N, int64_t core_start, int64_t core_end) {
