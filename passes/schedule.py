@@ -31,10 +31,12 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   values count as loads). Attention's `softmax(q k^T) v` computed every probability, exp included, once per
   tile of v's columns inside the second matmul; realized, the probabilities are computed once and the matmul
   reads them. A bias and an activation (`relu(x W + b) V`) stay fused.
-- `concat piece`: a reduction that is one piece of a concat. A concat's kernel computes every piece at every
-  element (loads outside a piece masked) and selects: a fused conv would run over the whole concat, n times
-  its own size (DenseNet's dense blocks: a 32-channel conv computed over 256 channels). Realized, each piece
-  is computed once and the concat copies.
+- `concat piece`: a piece of a concat whose computation holds a reduction. A concat's kernel computes every
+  piece at every element (loads outside a piece masked) and selects: a fused conv would run over the whole
+  concat, n times its own size (DenseNet's dense blocks: a 32-channel conv computed over 256 channels). The
+  piece itself is realized, not the reduction below it, so its bias and activation are computed in the
+  reduction's kernel (SqueezeNet's fire modules: `relu(conv + b)`), and `convert-graph-to-kernel` can store it
+  straight into its slice of the concat (concat in place).
 
 A reduction reached only through other injective index maps (reshape, permute, pad, shrink, flip) fuses
 with its elementwise consumers: matmul + bias + relu is one kernel.
@@ -158,14 +160,14 @@ class _Walk:
                 self.found[v] = "shared expensive"
         return self.found
 
-    def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool, piece: bool = False) -> Walk[None]:
+    def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool) -> Walk[None]:
         """Walk the producers of `v` inlined into `k` (a generator driven by `trampoline.run`: a long chain needs no stack)."""
         owner = v.owner
         if not isinstance(owner, Operation) or (v is not k.root and v in self.realized):
             return
         if v is not k.root:  # one computation per path, or per index where the index is known
             self.computed[v].add((k.root, view.dims) if view is not None and view.exact else object())
-        if (v, bcast, piece, view) in k.seen:
+        if (v, bcast, view) in k.seen:
             if v is not k.root and (view is None or not view.exact):
                 # Another path to the same unknown index: everything below is computed again, its nearest
                 # reductions too (max pool's nine strided slices of one conv output), and its concats select
@@ -177,24 +179,33 @@ class _Walk:
                     else:
                         self.computed[r].add(object())
             return
-        k.seen.add((v, bcast, piece, view))
+        k.seen.add((v, bcast, view))
         if is_reduce(owner):
             if v is not k.root and self._recomputed(k, owner, view, bcast):
                 self.found.setdefault(v, "reduce broadcast")
                 return
-            if v is not k.root and piece:
-                self.found.setdefault(v, "concat piece")
-                return
-            bcast = piece = False
+            bcast = False
         elif bcast and isinstance(owner, graph.ConcatOp) and v is not k.root:
             self.found.setdefault(v, "concat read again")
+            return
+        elif isinstance(owner, graph.ConcatOp) and self._realize_pieces(owner):
             return
         elif bcast and isinstance(owner, ELEMENTWISE) and v is not k.root and trampoline.run(self._alu_cost(v, {})) > BROADCAST_RECOMPUTE_LIMIT:
             self.found.setdefault(v, "broadcast expensive")
             return
         for i, operand in enumerate(owner.operands):
-            yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i),
-                              piece or isinstance(owner, graph.ConcatOp))
+            yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
+
+    def _realize_pieces(self, concat: graph.ConcatOp) -> bool:
+        """Realize each piece of `concat` that computes a reduction (`concat piece`); True when any was new."""
+        new = False
+        for x in concat.operands:
+            if x in self.realized or x in self.found or not isinstance(x.owner, Operation):
+                continue
+            if is_reduce(x.owner) or any(is_reduce(r.owner) for r in self._reductions_and_concats_below(x)):
+                self.found[x] = "concat piece"
+                new = True
+        return new
 
     def _reductions_and_concats_below(self, v: SSAValue) -> list[SSAValue]:
         """The reductions and concats that computing `v` in a kernel computes: its nearest unrealized ones
