@@ -22,7 +22,8 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   among its pieces once per read: realized, the reads are plain loads (a max pool over an Inception module's
   output read each element nine times through a four-way select).
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
-  `RECOMPUTE_LIMIT` ops is computed once. Decided only in a round that realizes nothing else: a value under a
+  `RECOMPUTE_LIMIT` ops is computed once; not a concat of realized pieces (through nested concats and
+  reshapes), which `convert-graph-to-kernel` keeps in place, so that a read of it is one load. Decided only in a round that realizes nothing else: a value under a
   reduction realized in the same round was counted once per path to that reduction (a matmul's broadcast
   product under a sum with two consumers).
 - `broadcast expensive`: an elementwise value reached from its kernel through a broadcast is recomputed for
@@ -156,7 +157,7 @@ class _Walk:
             # A value below one realized now was counted once per path to it: the next round sees it reached once.
             return self.found
         for v in shared:
-            if isinstance(v.owner, Operation) and trampoline.run(self._cost(v, {})) > RECOMPUTE_LIMIT:
+            if isinstance(v.owner, Operation) and not self._in_place_concat(v) and trampoline.run(self._cost(v, {})) > RECOMPUTE_LIMIT:
                 self.found[v] = "shared expensive"
         return self.found
 
@@ -196,12 +197,31 @@ class _Walk:
         for i, operand in enumerate(owner.operands):
             yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
 
+    def _in_place_concat(self, v: SSAValue) -> bool:
+        """Is `v` a concat whose pieces (through nested concats along its axis) are all realized values or
+        reshapes of them? `convert-graph-to-kernel` keeps such a concat in place, so reading it is a load, and
+        copying it once (a DenseNet block's growing concat, shared by the next layer and the next concat) saves
+        nothing."""
+        c = v.owner
+        if not isinstance(c, graph.ConcatOp):
+            return False
+        stack = list(c.operands)
+        while stack:
+            x = stack.pop()
+            owner = x.owner
+            if x in self.realized or (isinstance(owner, graph.ReshapeOp) and owner.operands[0] in self.realized):
+                continue
+            if not isinstance(owner, graph.ConcatOp) or owner.axis.value.data != c.axis.value.data:
+                return False
+            stack += owner.operands
+        return True
+
     def _realize_pieces(self, concat: graph.ConcatOp) -> bool:
         """Realize each piece of `concat` that computes a reduction (`concat piece`); True when any was new."""
         new = False
         for x in concat.operands:
-            if x in self.realized or x in self.found or not isinstance(x.owner, Operation):
-                continue
+            if x in self.realized or x in self.found or not isinstance(x.owner, Operation) or isinstance(x.owner, graph.ConcatOp):
+                continue  # a nested concat: its own pieces are decided where the walk reaches it
             if is_reduce(x.owner) or any(is_reduce(r.owner) for r in self._reductions_and_concats_below(x)):
                 self.found[x] = "concat piece"
                 new = True
