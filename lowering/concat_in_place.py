@@ -35,6 +35,9 @@ class Slot:
     via: TensorType | None = None
     """The shape of the concat's operand where the stored value is a realized value that operand reshapes (a
     convolution's matmul output, N x (H*W), concatenated as N x H x W): its flat index is the operand's."""
+    valid: tuple[int, ...] | None = None
+    """Where the operand reshapes a leading slice of the stored value (the conv's points padded to a multiple
+    of its panel width, 196 -> 208): that slice's shape; the rest is not stored."""
 
 
 def plan_slots(body: Block, realized: dict[SSAValue, str]) -> dict[SSAValue, Slot]:
@@ -59,7 +62,7 @@ def plan_slots(body: Block, realized: dict[SSAValue, str]) -> dict[SSAValue, Slo
                     slots[x] = Slot(c.res, axis, offset, piece=True)
                 else:
                     slots[x] = Slot(c.res, axis, offset)
-                    slots[stored] = Slot(c.res, axis, offset, piece=True, via=x.type)  # type: ignore[arg-type]
+                    slots[stored] = Slot(c.res, axis, offset, piece=True, via=x.type, valid=_valid(x, stored))  # type: ignore[arg-type]
         elif (view := _consecutive(c, axis, slots)) is not None:
             slots[c.res] = view
     return slots
@@ -108,12 +111,29 @@ def _can_host(c: G.ConcatOp, leaves: list[tuple[SSAValue, int]], axis: int, real
 
 def _stored(x: SSAValue, realized: dict[SSAValue, str]) -> SSAValue | None:
     """The realized value whose kernel would store piece `x`: `x` itself, or the value `x` reshapes (row-major,
-    so the same flat index); None when neither is a realized result of an op that is not a function result."""
+    so the same flat index), possibly a leading slice of it used only there; None when neither is a realized
+    result of an op that is not a function result."""
     if isinstance(x.owner, G.ReshapeOp) and x not in realized:
         x = x.owner.operands[0]
+        if isinstance(x.owner, G.ShrinkOp) and x not in realized and _leading(x.owner) and x.has_one_use():
+            x = x.owner.operands[0]
+            if not x.has_one_use():  # another reader of the whole value would miss the part not stored
+                return None
     if not isinstance(x.owner, Operation) or realized.get(x) in (None, "output"):
         return None
     return x
+
+
+def _leading(op: G.ShrinkOp) -> bool:
+    """Does `op` slice from 0 with step 1 on every axis?"""
+    step = [int(v) for v in op.step.get_values()] if op.step is not None else []
+    return all(int(v) == 0 for v in op.start.get_values()) and all(v == 1 for v in step)
+
+
+def _valid(x: SSAValue, stored: SSAValue) -> tuple[int, ...] | None:
+    """The shape of the leading slice of `stored` that piece `x` reshapes, when it is a slice."""
+    inner = x.owner.operands[0] if isinstance(x.owner, G.ReshapeOp) else x  # type: ignore[union-attr]
+    return tuple(inner.type.shape) if inner is not stored else None  # type: ignore[attr-defined]
 
 
 def _consecutive(c: G.ConcatOp, axis: int, slots: dict[SSAValue, Slot]) -> Slot | None:

@@ -151,6 +151,7 @@ class _KernelEmitter:
         t: TensorType = root.type  # type: ignore[assignment]
         shape = self.dims(t)
         out_key, out_type, out_index = out_key, t, lambda idx: linearize(idx, shape)
+        out_gate: tuple[Cond, ...] = ()
         if (slot := self.slots.get(root)) is not None and slot.piece:  # stored into its slice of the host's buffer
             out_key, out_type, out_index = slot.host, slot.host.type, lambda idx: self._slot_index(slot, idx, shape)
         out = self.b.buffer(out_key, BufferType(out_type.shape, out_type.element_type), "output")  # type: ignore[attr-defined]
@@ -169,12 +170,15 @@ class _KernelEmitter:
             idx += delinearize(p, [shape[d] for d in g])
         # A function result that is an argument is copied (its kernel is a load and a store).
         v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else run(self.compute(root, tuple(idx), ()))
-        self.b.store(out, out_index(idx), v, None)
+        if slot is not None and slot.piece and slot.valid is not None:  # only the leading slice the concat reads
+            out_gate = tuple((p, S.const(0), S.const(n)) for p, n, d in zip(idx, slot.valid, t.shape) if n != d)
+        self.b.store(out, out_index(idx), v, self.b.condition(out_gate))
 
     def _slot_index(self, slot: Slot, idx: list[Expr] | tuple[Expr, ...], shape: list[Expr]) -> Expr:
         """The flat index in the host's buffer of element `idx` of a value of `shape` in `slot`."""
-        if slot.via is not None:  # stored as the concat's operand reshapes it: the same flat index
-            idx = delinearize(linearize(list(idx), shape), self.dims(slot.via))
+        if slot.via is not None:  # stored as the concat's operand reshapes it (a leading slice of it)
+            valid = [S.const(n) for n in slot.valid] if slot.valid is not None else shape
+            idx = delinearize(linearize(list(idx), valid), self.dims(slot.via))
         moved = [p + slot.offset if d == slot.axis else p for d, p in enumerate(idx)]
         return linearize(moved, self.dims(slot.host.type))  # type: ignore[arg-type]
 

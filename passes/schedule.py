@@ -22,8 +22,8 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   among its pieces once per read: realized, the reads are plain loads (a max pool over an Inception module's
   output read each element nine times through a four-way select).
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
-  `RECOMPUTE_LIMIT` ops is computed once; not a concat of realized pieces (through nested concats and
-  reshapes), which `convert-graph-to-kernel` keeps in place, so that a read of it is one load. Decided only in a round that realizes nothing else: a value under a
+  `RECOMPUTE_LIMIT` ops is computed once; not a concat of realized pieces (through nested concats, reshapes
+  and slices), which `convert-graph-to-kernel` keeps in place, so that a read of it is one load. Decided only in a round that realizes nothing else: a value under a
   reduction realized in the same round was counted once per path to that reduction (a matmul's broadcast
   product under a sum with two consumers).
 - `broadcast expensive`: an elementwise value reached from its kernel through a broadcast is recomputed for
@@ -209,8 +209,13 @@ class _Walk:
         while stack:
             x = stack.pop()
             owner = x.owner
-            if x in self.realized or (isinstance(owner, graph.ReshapeOp) and owner.operands[0] in self.realized):
+            if isinstance(owner, graph.ReshapeOp) and x not in self.realized:  # a conv's output as N x H x W
+                x = owner.operands[0]
+                if isinstance(x.owner, graph.ShrinkOp) and x not in self.realized:  # its points padded for panels
+                    x = x.owner.operands[0]
+            if x in self.realized:
                 continue
+            owner = x.owner
             if not isinstance(owner, graph.ConcatOp) or owner.axis.value.data != c.axis.value.data:
                 return False
             stack += owner.operands

@@ -367,12 +367,21 @@ def concat_programs() -> Iterator[Program]:
         f"%r3 = graph.relu %e3 : {t(1, 5, 8, 8)}",
         f"%fire = graph.concat %r1, %r3 {{axis = 1 : i64}} : ({t(1, 3, 8, 8)}, {t(1, 5, 8, 8)}) -> {t(1, 8, 8, 8)}",
         f"%out = graph.neg %fire : {t(1, 8, 8, 8)}",
+        # a conv output padded along its points (as for matmul panels), stored in place as its leading slice
+        f"%q = graph.conv2d %x, %w0 : ({t(1, 3, 8, 8)}, {t(4, 3, 1, 1)}) -> {t(1, 4, 8, 8)}",
+        f"%qf = graph.reshape %q : ({t(1, 4, 8, 8)}) -> {t(1, 4, 64)}",
+        f"%qp = graph.pad %qf {{low = array<i64: 0, 0, 0>, high = array<i64: 0, 0, 6>, value = 0.0 : f32}} : ({t(1, 4, 64)}) -> {t(1, 4, 70)}",
+        f"%qc = graph.contiguous %qp : {t(1, 4, 70)}",
+        f"%qs = graph.shrink %qc {{start = array<i64: 0, 0, 0>, limit = array<i64: 1, 4, 64>}} : ({t(1, 4, 70)}) -> {t(1, 4, 64)}",
+        f"%qr = graph.reshape %qs : ({t(1, 4, 64)}) -> {t(1, 4, 8, 8)}",
+        f"%c3 = graph.concat %fire, %qr {{axis = 1 : i64}} : ({t(1, 8, 8, 8)}, {t(1, 4, 8, 8)}) -> {t(1, 12, 8, 8)}",
+        f"%out3 = graph.neg %c3 : {t(1, 12, 8, 8)}",
     ]
     args = [("%x", (1, 3, 8, 8)), ("%w0", (4, 3, 1, 1)), ("%s1", (4, 1, 1)), ("%w1", (4, 4, 3, 3)), ("%s2", (8, 1, 1)),
             ("%w2", (4, 8, 3, 3)), ("%w3", (2, 12, 1, 1)), ("%we1", (3, 2, 1, 1)), ("%be1", (3,)),
             ("%we3", (5, 2, 3, 3)), ("%be3", (5,))]
     text = _function("concat_in_place", [(n, t(*s)) for n, s in args], body,
-                     [("%out", t(1, 8, 8, 8)), ("%c2", t(1, 12, 8, 8))])
+                     [("%out", t(1, 8, 8, 8)), ("%c2", t(1, 12, 8, 8)), ("%out3", t(1, 12, 8, 8))])
     yield Program("concat_in_place", text, "concat_in_place", [[f(*s) for _, s in args]], rtol=1e-4, atol=1e-4,
                   tags=frozenset({"movement"}))
 

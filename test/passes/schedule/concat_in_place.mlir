@@ -69,3 +69,25 @@ func.func @arg_piece(%x: !graph.tensor<1x4x8xf32>, %w1: !graph.tensor<2x4xf32>) 
   %c1 = graph.concat %x, %m1 {axis = 1 : i64} : (!graph.tensor<1x4x8xf32>, !graph.tensor<1x2x8xf32>) -> !graph.tensor<1x6x8xf32>
   func.return %c1 : !graph.tensor<1x6x8xf32>
 }
+
+// A piece that reshapes a leading slice of a realized value (a conv's 9 points padded to 10 for its panels):
+// that value's kernel stores its valid part into the host, gated, and the concat has no copy.
+// CHECK-LABEL: kernel.kernel @sliced_r0(%0: !kernel.buffer<1x4x3x3xf32>, %1: !kernel.buffer<2x10x5xf32>)
+// CHECK:         %[[V:.*]] = kernel.cmplt %{{.*}}, %{{.*}} : index
+// CHECK:         kernel.store %0[%{{.*}}], %{{.*}}, %[[V]]
+// CHECK-LABEL: kernel.kernel @sliced_r1(%0: !kernel.buffer<1x4x3x3xf32>, %1: !kernel.buffer<2x9x4xf32>)
+// CHECK-LABEL: func.func @sliced
+// CHECK:         %[[H:.*]] = kernel.alloc {slot = 0 : i64} : !kernel.buffer<1x4x3x3xf32>
+// CHECK-NEXT:    kernel.launch @sliced_r0(%[[H]],
+// CHECK-NEXT:    kernel.launch @sliced_r1(%[[H]],
+// CHECK-NEXT:    func.return %[[H]]
+func.func @sliced(%a: !graph.tensor<2x10x5xf32>, %b: !graph.tensor<2x9x4xf32>) -> !graph.tensor<1x4x3x3xf32> {
+  %s = graph.reduce_sum %a {axes = array<i64: 2>} : (!graph.tensor<2x10x5xf32>) -> !graph.tensor<2x10xf32>
+  %sc = graph.contiguous %s : !graph.tensor<2x10xf32>
+  %ss = graph.shrink %sc {start = array<i64: 0, 0>, limit = array<i64: 2, 9>} : (!graph.tensor<2x10xf32>) -> !graph.tensor<2x9xf32>
+  %sr = graph.reshape %ss : (!graph.tensor<2x9xf32>) -> !graph.tensor<1x2x3x3xf32>
+  %t = graph.reduce_max %b {axes = array<i64: 2>} : (!graph.tensor<2x9x4xf32>) -> !graph.tensor<2x9xf32>
+  %tr = graph.reshape %t : (!graph.tensor<2x9xf32>) -> !graph.tensor<1x2x3x3xf32>
+  %c = graph.concat %sr, %tr {axis = 1 : i64} : (!graph.tensor<1x2x3x3xf32>, !graph.tensor<1x2x3x3xf32>) -> !graph.tensor<1x4x3x3xf32>
+  func.return %c : !graph.tensor<1x4x3x3xf32>
+}
