@@ -172,7 +172,8 @@ class _KernelEmitter:
         v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else run(self.compute(root, tuple(idx), ()))
         if slot is not None and slot.piece and slot.valid is not None:  # only the leading slice the concat reads
             out_gate = tuple((p, S.const(0), S.const(n)) for p, n, d in zip(idx, slot.valid, t.shape) if n != d)
-        self.b.store(out, out_index(idx), v, self.b.condition(out_gate))
+        # the store index folds for the stored slice (j // 14 % 14 is j // 14 for j < 196)
+        self.b.store(out, out_index(list(_narrowed(tuple(idx), out_gate))), v, self.b.condition(out_gate))
 
     def _slot_index(self, slot: Slot, idx: list[Expr] | tuple[Expr, ...], shape: list[Expr]) -> Expr:
         """The flat index in the host's buffer of element `idx` of a value of `shape` in `slot`."""
