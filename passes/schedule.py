@@ -36,8 +36,8 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   piece at every element (loads outside a piece masked) and selects: a fused conv would run over the whole
   concat, n times its own size (DenseNet's dense blocks: a 32-channel conv computed over 256 channels). The
   piece itself is realized, not the reduction below it, so its bias and activation are computed in the
-  reduction's kernel (SqueezeNet's fire modules: `relu(conv + b)`), and `convert-graph-to-kernel` can store it
-  straight into its slice of the concat (concat in place).
+  reduction's kernel (a fire module's `relu(conv + b)`), and `convert-graph-to-kernel` can store it straight
+  into its slice of the concat (concat in place).
 
 A reduction reached only through other injective index maps (reshape, permute, pad, shrink, flip) fuses
 with its elementwise consumers: matmul + bias + relu is one kernel.
