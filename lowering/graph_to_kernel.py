@@ -7,6 +7,9 @@ transform the index polynomials (with validity conditions for pad/concat), eleme
 indexed operands, reductions open `reduce` ranges, and realized values and function arguments are loaded.
 An output range that the indexing only divides and takes modulo by a constant (a matmul reading a B packed by
 `graph-pack-matmul`) is rebuilt as two ranges, panel and lane, so the kernel has plain strides.
+
+Concats are kept in place where they can be (``kiln.lowering.concat_in_place``): a realized piece's kernel stores
+into its slice of the concat's buffer, and reads of the concat are plain loads from it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from kiln.dialects import graph as G
 from kiln.dialects import kernel as K
 from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, TensorType, dtype_name, is_float, is_unsigned
+from kiln.lowering.concat_in_place import Slot, plan_slots
 from kiln.lowering.kernel_builder import Cond, KernelBuilder
 from kiln.support import symbolic as S
 from kiln.support.trampoline import Walk, run
@@ -115,6 +119,8 @@ class _KernelEmitter:
 
     realized: dict[SSAValue, str]
     symbols: dict[str, tuple[int, int]]
+    slots: dict[SSAValue, Slot] = field(default_factory=dict)
+    """Values that lie in a slice of a host concat's buffer (concat in place)."""
     b: KernelBuilder = field(init=False)
     _memo: dict[tuple, SSAValue] = field(default_factory=dict)
     _next_range: int = 0
@@ -143,9 +149,13 @@ class _KernelEmitter:
         ranges, size/w panels of w; the panel ranges come first (outermost), so one panel is reused by every
         point of the others."""
         t: TensorType = root.type  # type: ignore[assignment]
-        out = self.b.buffer(out_key, BufferType(t.shape, t.element_type), "output")
-        self.b.output_key = out_key
         shape = self.dims(t)
+        out_key, out_type, out_index = out_key, t, lambda idx: linearize(idx, shape)
+        out_gate: tuple[Cond, ...] = ()
+        if (slot := self.slots.get(root)) is not None and slot.piece:  # stored into its slice of the host's buffer
+            out_key, out_type, out_index = slot.host, slot.host.type, lambda idx: self._slot_index(slot, idx, shape)
+        out = self.b.buffer(out_key, BufferType(out_type.shape, out_type.element_type), "output")  # type: ignore[attr-defined]
+        self.b.output_key = out_key
         groups = _merge_runs(len(shape), merged)
         sizes = {g[0]: _prod([shape[d] for d in g]) for g in groups}
         splits = splits or {}
@@ -160,7 +170,18 @@ class _KernelEmitter:
             idx += delinearize(p, [shape[d] for d in g])
         # A function result that is an argument is copied (its kernel is a load and a store).
         v = self.load(root, tuple(idx), ()) if isinstance(root, BlockArgument) else run(self.compute(root, tuple(idx), ()))
-        self.b.store(out, linearize(idx, shape), v, None)
+        if slot is not None and slot.piece and slot.valid is not None:  # only the leading slice the concat reads
+            out_gate = tuple((p, S.const(0), S.const(n)) for p, n, d in zip(idx, slot.valid, t.shape) if n != d)
+        # the store index folds for the stored slice (j // 14 % 14 is j // 14 for j < 196)
+        self.b.store(out, out_index(list(_narrowed(tuple(idx), out_gate))), v, self.b.condition(out_gate))
+
+    def _slot_index(self, slot: Slot, idx: list[Expr] | tuple[Expr, ...], shape: list[Expr]) -> Expr:
+        """The flat index in the host's buffer of element `idx` of a value of `shape` in `slot`."""
+        if slot.via is not None:  # stored as the concat's operand reshapes it (a leading slice of it)
+            valid = [S.const(n) for n in slot.valid] if slot.valid is not None else shape
+            idx = delinearize(linearize(list(idx), valid), self.dims(slot.via))
+        moved = [p + slot.offset if d == slot.axis else p for d, p in enumerate(idx)]
+        return linearize(moved, self.dims(slot.host.type))  # type: ignore[arg-type]
 
     def divisions(self) -> int:
         """How many index divisions and remainders the kernel computes."""
@@ -190,11 +211,15 @@ class _KernelEmitter:
     def value(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> Walk[SSAValue]:
         """The element of `v` at `idx`; loads are gated by `gate` (the index may be out of bounds where
         the gate is false)."""
-        if isinstance(v, BlockArgument) or v in self.realized:
+        if isinstance(v, BlockArgument) or v in self.realized or v in self.slots:
             return self.load(v, idx, gate)
         return (yield self.compute(v, idx, gate))
 
     def load(self, v: SSAValue, idx: tuple[Expr, ...], gate: tuple[Cond, ...]) -> SSAValue:
+        if (slot := self.slots.get(v)) is not None:
+            t = slot.host.type
+            buf = self.b.buffer(slot.host, BufferType(t.shape, t.element_type), "concat in place")  # type: ignore[attr-defined]
+            return self.b.load(buf, self._slot_index(slot, idx, self.dims(v.type)), self.b.condition(gate))  # type: ignore[arg-type]
         t: TensorType = v.type  # type: ignore[assignment]
         reason = "arg" if isinstance(v, BlockArgument) else self.realized[v]
         buf = self.b.buffer(v, BufferType(t.shape, t.element_type), reason)
@@ -456,12 +481,13 @@ def _narrowed(idx: tuple[Expr, ...], conds: tuple[Cond, ...]) -> tuple[Expr, ...
     return tuple(S.substitute(p, mapping) for p in idx) if mapping else idx
 
 
-def _emit(realized: dict[SSAValue, str], symbols: dict[str, tuple[int, int]], root: SSAValue, key: object) -> _KernelEmitter:
+def _emit(realized: dict[SSAValue, str], symbols: dict[str, tuple[int, int]], root: SSAValue, key: object,
+          slots: dict[SSAValue, Slot]) -> _KernelEmitter:
     """The kernel of ``root``, with its output ranges chosen: in a kernel with a reduction, adjacent static output
     dims are merged into one range where that adds no index division (a convolution computed as a matmul reads
     its output rows and columns as one axis: merged, that axis is contiguous, and `graph-pack-matmul`'s panels
     split it); then dims only divided by a constant are split into panel and lane ranges (``range_splits``)."""
-    em = _KernelEmitter(realized, symbols)
+    em = _KernelEmitter(realized, symbols, slots)
     em.build(root, key)
     merged: frozenset[int] = frozenset()
     shape = root.type.shape  # type: ignore[attr-defined]
@@ -469,12 +495,12 @@ def _emit(realized: dict[SSAValue, str], symbols: dict[str, tuple[int, int]], ro
         for d in reversed(range(len(shape) - 1)):
             if not (isinstance(shape[d], int) and isinstance(shape[d + 1], int) and shape[d] > 1 and shape[d + 1] > 1):
                 continue
-            trial = _KernelEmitter(realized, symbols)
+            trial = _KernelEmitter(realized, symbols, slots)
             trial.build(root, key, merged=merged | {d})
             if trial.divisions() <= em.divisions():
                 em, merged = trial, merged | {d}
     if splits := em.range_splits():
-        em = _KernelEmitter(realized, symbols)
+        em = _KernelEmitter(realized, symbols, slots)
         em.build(root, key, splits, merged)
     return em
 
@@ -528,12 +554,18 @@ class ConvertGraphToKernel(ModulePass):
         roots: list[tuple[SSAValue, object]] = [(v, v) for v in realized]
         roots += [(v, ("copy", i)) for i, v in enumerate(outputs) if isinstance(v, BlockArgument)]
 
+        slots = plan_slots(body, realized)
         kernels: list[tuple[K.KernelOp | BufferType, list[object], list[str], object]] = []
         for i, (root, key) in enumerate(roots):
-            if _has_no_elements(root.type):  # type: ignore[arg-type]
+            slot = slots.get(root)
+            if _has_no_elements(root.type) or (slot is not None and slot.host is root):  # type: ignore[arg-type]
+                # no kernel: an empty value, or a host concat whose pieces store into its buffer
                 kernels.append((BufferType(root.type.shape, root.type.element_type), [], [], key))  # type: ignore[attr-defined]
                 continue
-            em = _emit(realized, symbols, root, key)
+            if slot is not None and slot.piece and slot.host not in {k for *_, k in kernels}:
+                host = slot.host.type  # the host's buffer, allocated before its first piece's kernel
+                kernels.append((BufferType(host.shape, host.element_type), [], [], slot.host))  # type: ignore[attr-defined]
+            em = _emit(realized, symbols, root, key, slots)
             block, keys, reasons, syms = em.b.finish()
             attrs: dict[str, Attribute] = {
                 "inputs": ArrayAttr([StringAttr(r) for r in reasons]),
@@ -566,12 +598,21 @@ class ConvertGraphToKernel(ModulePass):
         buffers: dict[object, SSAValue] = {old: new for old, new in zip(old_args, block.args)}
         sym_vals: dict[str, SSAValue] = {}
         for kop, keys, syms, out_key in kernels:
-            alloc = K.AllocOp(kop.args[0].type if isinstance(kop, K.KernelOp) else kop)  # type: ignore[arg-type]
-            block.add_op(alloc)
-            buffers[out_key] = alloc.result
             if not isinstance(kop, K.KernelOp):
-                continue  # a value with no elements: its (empty) buffer, and nothing to compute
-            alloc.location = kop.location
+                # a buffer with no kernel: a value with no elements, or a host concat (allocated once, before
+                # its first piece)
+                if out_key not in buffers:
+                    alloc = K.AllocOp(kop)
+                    block.add_op(alloc)
+                    buffers[out_key] = alloc.result
+                continue
+            if keys[0] in buffers and keys[0] is not out_key:  # a concat piece: it stores into its host's buffer
+                buffers[out_key] = buffers[keys[0]]
+            else:
+                alloc = K.AllocOp(kop.args[0].type)  # type: ignore[arg-type]
+                alloc.location = kop.location
+                block.add_op(alloc)
+                buffers[out_key] = alloc.result
             for s in syms:
                 if s not in sym_vals:
                     sym = K.SymbolOp(s)

@@ -22,7 +22,8 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   among its pieces once per read: realized, the reads are plain loads (a max pool over an Inception module's
   output read each element nine times through a four-way select).
 - `shared expensive`: a non-reduce value used along several paths whose recomputation costs more than
-  `RECOMPUTE_LIMIT` ops is computed once. Decided only in a round that realizes nothing else: a value under a
+  `RECOMPUTE_LIMIT` ops is computed once; not a concat of realized pieces (through nested concats, reshapes
+  and slices), which `convert-graph-to-kernel` keeps in place, so that a read of it is one load. Decided only in a round that realizes nothing else: a value under a
   reduction realized in the same round was counted once per path to that reduction (a matmul's broadcast
   product under a sum with two consumers).
 - `broadcast expensive`: an elementwise value reached from its kernel through a broadcast is recomputed for
@@ -31,10 +32,12 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   values count as loads). Attention's `softmax(q k^T) v` computed every probability, exp included, once per
   tile of v's columns inside the second matmul; realized, the probabilities are computed once and the matmul
   reads them. A bias and an activation (`relu(x W + b) V`) stay fused.
-- `concat piece`: a reduction that is one piece of a concat. A concat's kernel computes every piece at every
-  element (loads outside a piece masked) and selects: a fused conv would run over the whole concat, n times
-  its own size (DenseNet's dense blocks: a 32-channel conv computed over 256 channels). Realized, each piece
-  is computed once and the concat copies.
+- `concat piece`: a piece of a concat whose computation holds a reduction. A concat's kernel computes every
+  piece at every element (loads outside a piece masked) and selects: a fused conv would run over the whole
+  concat, n times its own size (DenseNet's dense blocks: a 32-channel conv computed over 256 channels). The
+  piece itself is realized, not the reduction below it, so its bias and activation are computed in the
+  reduction's kernel (a fire module's `relu(conv + b)`), and `convert-graph-to-kernel` can store it straight
+  into its slice of the concat (concat in place).
 
 A reduction reached only through other injective index maps (reshape, permute, pad, shrink, flip) fuses
 with its elementwise consumers: matmul + bias + relu is one kernel.
@@ -154,18 +157,18 @@ class _Walk:
             # A value below one realized now was counted once per path to it: the next round sees it reached once.
             return self.found
         for v in shared:
-            if isinstance(v.owner, Operation) and trampoline.run(self._cost(v, {})) > RECOMPUTE_LIMIT:
+            if isinstance(v.owner, Operation) and not self._in_place_concat(v) and trampoline.run(self._cost(v, {})) > RECOMPUTE_LIMIT:
                 self.found[v] = "shared expensive"
         return self.found
 
-    def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool, piece: bool = False) -> Walk[None]:
+    def _visit(self, k: _Kernel, v: SSAValue, view: _View | None, bcast: bool) -> Walk[None]:
         """Walk the producers of `v` inlined into `k` (a generator driven by `trampoline.run`: a long chain needs no stack)."""
         owner = v.owner
         if not isinstance(owner, Operation) or (v is not k.root and v in self.realized):
             return
         if v is not k.root:  # one computation per path, or per index where the index is known
             self.computed[v].add((k.root, view.dims) if view is not None and view.exact else object())
-        if (v, bcast, piece, view) in k.seen:
+        if (v, bcast, view) in k.seen:
             if v is not k.root and (view is None or not view.exact):
                 # Another path to the same unknown index: everything below is computed again, its nearest
                 # reductions too (max pool's nine strided slices of one conv output), and its concats select
@@ -177,24 +180,57 @@ class _Walk:
                     else:
                         self.computed[r].add(object())
             return
-        k.seen.add((v, bcast, piece, view))
+        k.seen.add((v, bcast, view))
         if is_reduce(owner):
             if v is not k.root and self._recomputed(k, owner, view, bcast):
                 self.found.setdefault(v, "reduce broadcast")
                 return
-            if v is not k.root and piece:
-                self.found.setdefault(v, "concat piece")
-                return
-            bcast = piece = False
+            bcast = False
         elif bcast and isinstance(owner, graph.ConcatOp) and v is not k.root:
             self.found.setdefault(v, "concat read again")
+            return
+        elif isinstance(owner, graph.ConcatOp) and self._realize_pieces(owner):
             return
         elif bcast and isinstance(owner, ELEMENTWISE) and v is not k.root and trampoline.run(self._alu_cost(v, {})) > BROADCAST_RECOMPUTE_LIMIT:
             self.found.setdefault(v, "broadcast expensive")
             return
         for i, operand in enumerate(owner.operands):
-            yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i),
-                              piece or isinstance(owner, graph.ConcatOp))
+            yield self._visit(k, operand, self._operand_view(k, owner, i, view), bcast or broadcast_operand(owner, i))
+
+    def _in_place_concat(self, v: SSAValue) -> bool:
+        """Is `v` a concat whose pieces (through nested concats along its axis) are all realized values or
+        reshapes of them? `convert-graph-to-kernel` keeps such a concat in place, so reading it is a load, and
+        copying it once (a DenseNet block's growing concat, shared by the next layer and the next concat) saves
+        nothing."""
+        c = v.owner
+        if not isinstance(c, graph.ConcatOp):
+            return False
+        stack = list(c.operands)
+        while stack:
+            x = stack.pop()
+            owner = x.owner
+            if isinstance(owner, graph.ReshapeOp) and x not in self.realized:  # a conv's output as N x H x W
+                x = owner.operands[0]
+                if isinstance(x.owner, graph.ShrinkOp) and x not in self.realized:  # its points padded for panels
+                    x = x.owner.operands[0]
+            if x in self.realized:
+                continue
+            owner = x.owner
+            if not isinstance(owner, graph.ConcatOp) or owner.axis.value.data != c.axis.value.data:
+                return False
+            stack += owner.operands
+        return True
+
+    def _realize_pieces(self, concat: graph.ConcatOp) -> bool:
+        """Realize each piece of `concat` that computes a reduction (`concat piece`); True when any was new."""
+        new = False
+        for x in concat.operands:
+            if x in self.realized or x in self.found or not isinstance(x.owner, Operation) or isinstance(x.owner, graph.ConcatOp):
+                continue  # a nested concat: its own pieces are decided where the walk reaches it
+            if is_reduce(x.owner) or any(is_reduce(r.owner) for r in self._reductions_and_concats_below(x)):
+                self.found[x] = "concat piece"
+                new = True
+        return new
 
     def _reductions_and_concats_below(self, v: SSAValue) -> list[SSAValue]:
         """The reductions and concats that computing `v` in a kernel computes: its nearest unrealized ones

@@ -343,6 +343,49 @@ def row_chain_programs() -> Iterator[Program]:
     yield Program("row_chains", text, "row_chains", runs, rtol=1e-4, atol=1e-5, tags=frozenset({"reduce"}))
 
 
+def concat_programs() -> Iterator[Program]:
+    """A DenseNet block (each layer reads the growing concat through scale + relu; a function result is a concat)
+    and a SqueezeNet fire module (two relu(conv + b) pieces): concats kept in place where the kernels allow."""
+    rng = np.random.default_rng(6)
+    f = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
+    t = lambda *s: _t(s, "f32")  # noqa: E731
+    body = [
+        f"%x0 = graph.conv2d %x, %w0 : ({t(1, 3, 8, 8)}, {t(4, 3, 1, 1)}) -> {t(1, 4, 8, 8)}",
+        f"%m1 = graph.mul %x0, %s1 : ({t(1, 4, 8, 8)}, {t(4, 1, 1)}) -> {t(1, 4, 8, 8)}",
+        f"%a1 = graph.relu %m1 : {t(1, 4, 8, 8)}",
+        f"%n1 = graph.conv2d %a1, %w1 {{padding = array<i64: 1, 1>}} : ({t(1, 4, 8, 8)}, {t(4, 4, 3, 3)}) -> {t(1, 4, 8, 8)}",
+        f"%c1 = graph.concat %x0, %n1 {{axis = 1 : i64}} : ({t(1, 4, 8, 8)}, {t(1, 4, 8, 8)}) -> {t(1, 8, 8, 8)}",
+        f"%m2 = graph.mul %c1, %s2 : ({t(1, 8, 8, 8)}, {t(8, 1, 1)}) -> {t(1, 8, 8, 8)}",
+        f"%a2 = graph.relu %m2 : {t(1, 8, 8, 8)}",
+        f"%n2 = graph.conv2d %a2, %w2 {{padding = array<i64: 1, 1>}} : ({t(1, 8, 8, 8)}, {t(4, 8, 3, 3)}) -> {t(1, 4, 8, 8)}",
+        f"%c2 = graph.concat %x0, %n1, %n2 {{axis = 1 : i64}} : ({t(1, 4, 8, 8)}, {t(1, 4, 8, 8)}, {t(1, 4, 8, 8)}) -> {t(1, 12, 8, 8)}",
+        f"%a3 = graph.relu %c2 : {t(1, 12, 8, 8)}",
+        f"%sq = graph.conv2d %a3, %w3 : ({t(1, 12, 8, 8)}, {t(2, 12, 1, 1)}) -> {t(1, 2, 8, 8)}",
+        f"%e1 = graph.conv2d %sq, %we1 bias %be1 : ({t(1, 2, 8, 8)}, {t(3, 2, 1, 1)}, {t(3)}) -> {t(1, 3, 8, 8)}",
+        f"%r1 = graph.relu %e1 : {t(1, 3, 8, 8)}",
+        f"%e3 = graph.conv2d %sq, %we3 bias %be3 {{padding = array<i64: 1, 1>}} : ({t(1, 2, 8, 8)}, {t(5, 2, 3, 3)}, {t(5)}) -> {t(1, 5, 8, 8)}",
+        f"%r3 = graph.relu %e3 : {t(1, 5, 8, 8)}",
+        f"%fire = graph.concat %r1, %r3 {{axis = 1 : i64}} : ({t(1, 3, 8, 8)}, {t(1, 5, 8, 8)}) -> {t(1, 8, 8, 8)}",
+        f"%out = graph.neg %fire : {t(1, 8, 8, 8)}",
+        # a conv output padded along its points (as for matmul panels), stored in place as its leading slice
+        f"%q = graph.conv2d %x, %w0 : ({t(1, 3, 8, 8)}, {t(4, 3, 1, 1)}) -> {t(1, 4, 8, 8)}",
+        f"%qf = graph.reshape %q : ({t(1, 4, 8, 8)}) -> {t(1, 4, 64)}",
+        f"%qp = graph.pad %qf {{low = array<i64: 0, 0, 0>, high = array<i64: 0, 0, 6>, value = 0.0 : f32}} : ({t(1, 4, 64)}) -> {t(1, 4, 70)}",
+        f"%qc = graph.contiguous %qp : {t(1, 4, 70)}",
+        f"%qs = graph.shrink %qc {{start = array<i64: 0, 0, 0>, limit = array<i64: 1, 4, 64>}} : ({t(1, 4, 70)}) -> {t(1, 4, 64)}",
+        f"%qr = graph.reshape %qs : ({t(1, 4, 64)}) -> {t(1, 4, 8, 8)}",
+        f"%c3 = graph.concat %fire, %qr {{axis = 1 : i64}} : ({t(1, 8, 8, 8)}, {t(1, 4, 8, 8)}) -> {t(1, 12, 8, 8)}",
+        f"%out3 = graph.neg %c3 : {t(1, 12, 8, 8)}",
+    ]
+    args = [("%x", (1, 3, 8, 8)), ("%w0", (4, 3, 1, 1)), ("%s1", (4, 1, 1)), ("%w1", (4, 4, 3, 3)), ("%s2", (8, 1, 1)),
+            ("%w2", (4, 8, 3, 3)), ("%w3", (2, 12, 1, 1)), ("%we1", (3, 2, 1, 1)), ("%be1", (3,)),
+            ("%we3", (5, 2, 3, 3)), ("%be3", (5,))]
+    text = _function("concat_in_place", [(n, t(*s)) for n, s in args], body,
+                     [("%out", t(1, 8, 8, 8)), ("%c2", t(1, 12, 8, 8)), ("%out3", t(1, 12, 8, 8))])
+    yield Program("concat_in_place", text, "concat_in_place", [[f(*s) for _, s in args]], rtol=1e-4, atol=1e-4,
+                  tags=frozenset({"movement"}))
+
+
 def example_programs() -> Iterator[Program]:
     rng = np.random.default_rng(5)
     f = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
@@ -362,7 +405,7 @@ def all_programs() -> list[Program]:
         *unary_programs(), *binary_programs(), *cast_programs(), *cast_programs(("f32", "i32", "ui32", "i1"), "32"),
         *reduction_programs(), movement_program(),
         *composite_programs(), *long_reduction_programs(), *row_chain_programs(), *symbolic_programs(),
-        *example_programs(),
+        *concat_programs(), *example_programs(),
     ]
 
 

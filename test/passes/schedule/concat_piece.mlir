@@ -1,15 +1,26 @@
 // RUN: kiln-opt %s -p 'graph-decompose,graph-mark-realize{target=cpu-llvm}' | filecheck %s
 // RUN: kiln-opt %s -p 'graph-decompose,graph-mark-realize' | filecheck %s
-// A reduction that is a piece of a concat is realized: the concat's kernel computes every piece at every element
-// and selects, so a fused sum would run over the whole concat (DenseNet's dense block: a conv's 32 channels
-// computed over all 256 of the block's output).
+// A piece of a concat that computes a reduction is realized: the concat's kernel computes every piece at every
+// element and selects, so a fused sum would run over the whole concat (DenseNet's dense block: a conv's 32
+// channels computed over all 256 of the block's output). The piece is realized, not the sum below it, so its
+// activation is computed in the sum's kernel (a fire module's relu(conv + b)).
 // CHECK-LABEL: func.func @sum_in_concat
-// CHECK:       %s = graph.reduce_sum %x {graph.realize = "concat piece", axes = array<i64: 2>}
+// CHECK:       %s = graph.reduce_sum %x {axes = array<i64: 2>}
+// CHECK-NEXT:  %r = graph.relu %s {graph.realize = "concat piece"}
 // CHECK:       %c = graph.concat %y, %r {graph.realize = "output", axis = 0 : i64}
 func.func @sum_in_concat(%x: !graph.tensor<4x8x64xf32>, %y: !graph.tensor<12x8xf32>) -> !graph.tensor<16x8xf32> {
   %s = graph.reduce_sum %x {axes = array<i64: 2>} : (!graph.tensor<4x8x64xf32>) -> !graph.tensor<4x8xf32>
   %r = graph.relu %s : !graph.tensor<4x8xf32>
   %c = graph.concat %y, %r {axis = 0 : i64} : (!graph.tensor<12x8xf32>, !graph.tensor<4x8xf32>) -> !graph.tensor<16x8xf32>
+  func.return %c : !graph.tensor<16x8xf32>
+}
+
+// A reduction that is itself the piece is realized as the piece.
+// CHECK-LABEL: func.func @sum_is_piece
+// CHECK:       %s = graph.reduce_sum %x {graph.realize = "concat piece", axes = array<i64: 2>}
+func.func @sum_is_piece(%x: !graph.tensor<4x8x64xf32>, %y: !graph.tensor<12x8xf32>) -> !graph.tensor<16x8xf32> {
+  %s = graph.reduce_sum %x {axes = array<i64: 2>} : (!graph.tensor<4x8x64xf32>) -> !graph.tensor<4x8xf32>
+  %c = graph.concat %y, %s {axis = 0 : i64} : (!graph.tensor<12x8xf32>, !graph.tensor<4x8xf32>) -> !graph.tensor<16x8xf32>
   func.return %c : !graph.tensor<16x8xf32>
 }
 
