@@ -68,10 +68,22 @@ class GraphPackMatmul(ModulePass):
         n = b.shape[-1]
         if not isinstance(n, int) or n % w or n < 2 * w:
             return False
-        bounds = declared_dims(mm)
-        low = {d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0] for d in (*a.shape, *b.shape)}
-        rows = prod(low[d] for d in (a.shape[:-1] if b.rank == 2 else a.shape[-2:-1]))  # a batched B: its own rows
-        return low[b.shape[-2]] * n * itemsize(b.element_type) >= self.min_bytes and rows >= PACK_MIN_ROWS
+        k = lower_bounds(mm)[b.shape[-2]]
+        return k * n * itemsize(b.element_type) >= self.min_bytes and rows_sharing_b(mm) >= PACK_MIN_ROWS
+
+
+def lower_bounds(mm: graph.MatmulOp) -> dict[Dim, int]:
+    """Each dim of the matmul's operands -> its value, or its declared lower bound when symbolic."""
+    bounds = declared_dims(mm)
+    dims = (*mm.lhs.type.shape, *mm.rhs.type.shape)  # type: ignore[attr-defined]
+    return {d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0] for d in dims}
+
+
+def rows_sharing_b(mm: graph.MatmulOp) -> int:
+    """The rows of A that read one B (a batched B: its own batch's rows), at the dims' lower bounds."""
+    a: TensorType = mm.lhs.type  # type: ignore[assignment]
+    low = lower_bounds(mm)
+    return prod(low[d] for d in (a.shape[:-1] if mm.rhs.type.rank == 2 else a.shape[-2:-1]))  # type: ignore[attr-defined]
 
 
 def _packed(mm: graph.MatmulOp, w: int) -> SSAValue:
