@@ -1,13 +1,15 @@
-"""`graph-copy-transposed-rhs{target=T}`: on CPU targets, copy a matmul's transposed B into row-major order first.
+"""`graph-copy-transposed-rhs{target=T}`: on CPU targets, a matmul whose B is transposed reads a copy of B instead.
 
 A B that is a `graph.permute` moving its source's innermost axis away from the last position (attention's
 ``q @ k^T``, ``x @ w^T``, a Gemm with ``transB``) gives the matmul kernel no axis its register tile can vectorize:
 every output column walks B with a stride, so the CPU heuristic falls back to a tile of scalar accumulators
-(docs/optimizer.md, "No vector axis"), 64 of them for the 8 x 8 tile, more than AVX2's 16 registers hold. Written
-once as a `graph.contiguous` copy, B is (..., K, N) with N contiguous and the matmul gets the usual vector tile.
-The copy reads and writes B once; the matmul reads B once per tile of rows, so it pays when enough rows of A share
-B (`PACK_MIN_ROWS`, as for `graph-pack-matmul`). Attention 8 x 512 x 64 (docs/performance.md, "Attention (session
-6)"): the scores kernel about 1.6x faster for a copy of 1 MiB that costs 3 % of it.
+(docs/optimizer.md, "No vector axis"), 64 of them for the 8 x 8 tile, more than AVX2's 16 registers hold. B is
+written once by a `graph.contiguous` copy, and the matmul gets the usual vector tile. The copy is written in
+`graph-pack-matmul`'s column panels (N/w, K, w) where B fits them (the copy costs the same; each panel is
+contiguous, where a row-major B's K rows of a tile lie N elements apart and share a few L1 sets), else row-major
+(..., K, N). It pays when enough rows of A share B (`PACK_MIN_ROWS`, as for packing): the copy reads and writes B
+once, the matmul reads B once per tile of rows. Attention 8 x 512 x 64, `q @ k^T` on one core: 5.7 ms with the
+8 x 8 tile, 4.4 ms from panels (onnxruntime 4.4 ms; docs/performance.md, "Attention (session 6)").
 
 It runs after `graph-pack-matmul`: a B large enough to be packed is already written once, into panels, straight
 from the permuted view, and is no longer a permute here. GPU targets (no CPU threads) are left alone: their tiles
@@ -26,12 +28,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.capabilities.description import target_for_pass
 from kiln.dialects import graph
-from kiln.passes.pack_matmul import PACK_MIN_ROWS, rows_sharing_b
+from kiln.passes.pack_matmul import PACK_MIN_ROWS, fits_panels, packed_rhs, panel_width, rows_sharing_b
 
 
 @dataclass(frozen=True)
 class GraphCopyTransposedRhs(ModulePass):
-    """Give matmuls whose B is a transposing permute a row-major copy of B, on CPU targets."""
+    """Give matmuls whose B is a transposing permute a copy of B (in panels where it fits), on CPU targets."""
 
     name = "graph-copy-transposed-rhs"
 
@@ -45,7 +47,8 @@ class GraphCopyTransposedRhs(ModulePass):
         for mm in [o for o in op.walk() if isinstance(o, graph.MatmulOp)]:
             if transposed(mm.rhs) and rows_sharing_b(mm) >= PACK_MIN_ROWS:
                 if mm.rhs not in copies:
-                    copies[mm.rhs] = _copy_after(mm.rhs)
+                    w = panel_width(target, mm)
+                    copies[mm.rhs] = packed_rhs(mm, w) if fits_panels(mm, w) else _copy_after(mm.rhs)
                 mm.operands[1] = copies[mm.rhs]
 
 

@@ -42,11 +42,15 @@ def _causal_mask(seq: int) -> np.ndarray:
 
 
 CASES = {
-    # name: (function, inputs); the row counts are >= 64 (the pass's threshold) and not multiples of the tile
+    # name: (function, inputs); the row counts are >= 64 (the pass's threshold), most not multiples of the tile;
+    # B's columns are not a multiple of the panel width (a row-major copy) except in the "panels" cases
     "heads": (attention, [_normal(3, 77, 20, seed=s) for s in range(3)]),
     "batch_heads": (attention, [_normal(2, 3, 70, 24, seed=s) for s in range(3)]),
     "kv_longer": (attention, [_normal(2, 65, 16, seed=0), _normal(2, 93, 16, seed=1), _normal(2, 93, 16, seed=2)]),
     "causal": (causal_attention, [*(_normal(2, 2, 67, 16, seed=s) for s in range(3)), _causal_mask(67)]),
+    # 128 keys: k^T's columns fill whole panels (w is 16 or 32 f32), so the copy is written in panels
+    "panels": (attention, [_normal(2, 70, 24, seed=0), _normal(2, 128, 24, seed=1), _normal(2, 128, 24, seed=2)]),
+    "causal_panels": (causal_attention, [*(_normal(1, 2, 128, 16, seed=s) for s in range(3)), _causal_mask(128)]),
     "linear": (linear, [_normal(100, 50, seed=0), _normal(33, 50, seed=1)]),
 }
 

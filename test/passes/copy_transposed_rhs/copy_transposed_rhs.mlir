@@ -5,18 +5,23 @@
 // RUN: kiln-opt %s --split-input-file -p 'graph-copy-transposed-rhs{target=cuda}' | filecheck %s --check-prefix=GPU
 // RUN: not kiln-opt %s --split-input-file -p 'graph-copy-transposed-rhs{target=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
 
-// Attention's scores q @ k^T, 8 heads: k^T is written once as a row-major (8, 64, 512) copy.
+// Attention's scores q @ k^T, 8 heads: k^T is written once, in graph-pack-matmul's column panels of the register
+// tile's width w (512 columns are a multiple of it), and read back through the inverse permute/reshape.
 // CHECK-LABEL: func.func @scores
 // CHECK-NEXT:    %kt = graph.permute %k {perm = array<i64: 0, 2, 1>}
-// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %kt : !graph.tensor<8x64x512xf32>
-// CHECK-NEXT:    %s = graph.matmul %q, %[[C]]
-// The scores kernel then has a vector axis: the usual register tile, rows x two vectors of columns (the column
-// range is axis 2), where the permuted B left only the 8 x 8 tile of scalar accumulators.
+// CHECK-NEXT:    %[[S:.*]] = graph.reshape %kt : (!graph.tensor<8x64x512xf32>) -> !graph.tensor<8x64x[[P:[0-9]+]]x[[W:[0-9]+]]xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.permute %[[S]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[T]] : !graph.tensor<8x[[P]]x64x[[W]]xf32>
+// CHECK-NEXT:    %[[U:.*]] = graph.permute %[[C]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NEXT:    %[[B:.*]] = graph.reshape %[[U]] : (!graph.tensor<8x64x[[P]]x[[W]]xf32>) -> !graph.tensor<8x64x512xf32>
+// CHECK-NEXT:    %s = graph.matmul %q, %[[B]]
+// The scores kernel then has a vector axis: the usual register tile, rows (axis 2) x two vectors of a panel's
+// lanes (axis 3), where the permuted B left only the 8 x 8 tile of scalar accumulators.
 // TILE-LABEL: kernel.kernel @scores_e0
 // TILE-SAME:    inputs = ["output", "arg"]
 // TILE-LABEL: kernel.kernel @scores_r1
 // TILE-SAME:    inputs = ["output", "arg", "contiguous"]
-// TILE-SAME:    opts = ["upcast:2:{{[0-9]+}}", "upcast:2:2", "upcast:1:{{[0-9]+}}"]
+// TILE-SAME:    opts = ["upcast:3:{{[0-9]+}}", "upcast:3:2", "upcast:2:{{[0-9]+}}"]
 // BEFORE-LABEL: kernel.kernel @scores_r0
 // BEFORE-SAME:    opts = ["upcast:1:8", "upcast:2:8"]
 // GPU-LABEL: func.func @scores
@@ -30,7 +35,8 @@ func.func @scores(%q: !graph.tensor<8x512x64xf32>, %k: !graph.tensor<8x512x64xf3
 
 // -----
 
-// x @ w^T (a Gemm with transB) over 256 rows; one copy however many matmuls read the same permuted w.
+// x @ w^T (a Gemm with transB) over 256 rows, 40 columns (not a multiple of w: a row-major copy); one copy however
+// many matmuls read the same permuted w.
 // CHECK-LABEL: func.func @linear
 // CHECK-NEXT:    %wt = graph.permute %w
 // CHECK-NEXT:    %[[C:.*]] = graph.contiguous %wt : !graph.tensor<96x40xf32>
