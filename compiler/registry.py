@@ -42,6 +42,7 @@ _PASSES: dict[str, str] = {
     "graph-autodiff": "kiln.passes.graph_autodiff:GraphAutodiff",
     "graph-conv-to-matmul": "kiln.passes.conv_to_matmul:GraphConvToMatmul",
     "graph-pack-matmul": "kiln.passes.pack_matmul:GraphPackMatmul",
+    "graph-copy-transposed-rhs": "kiln.passes.copy_transposed_rhs:GraphCopyTransposedRhs",
     "graph-mark-realize": "kiln.passes.schedule:GraphMarkRealize",
     "convert-graph-to-kernel": "kiln.lowering.graph_to_kernel:ConvertGraphToKernel",
     "kernel-plan-memory": "kiln.passes.memory_plan:KernelPlanMemory",
@@ -75,7 +76,8 @@ def _schedule(target: str | None) -> list[str]:
     """Scheduling (graph -> kernel); for a ``target``, with its scheduling decisions (which matmuls read a
     packed B, which reduce broadcasts it fuses)."""
     option = f"{{target={target}}}" if target else ""
-    pack = [f"graph-conv-to-matmul{option}", f"graph-pack-matmul{option}"] if target in CPU_TARGETS else []
+    pack = ([f"graph-conv-to-matmul{option}", f"graph-pack-matmul{option}", f"graph-copy-transposed-rhs{option}"]
+            if target in CPU_TARGETS else [])
     legalize = [f"graph-legalize-dtypes{option}"] if target in NARROW_TARGETS else []
     return [*legalize, *pack, "graph-decompose", "graph-canonicalize", "cse", f"graph-mark-realize{option}",
             "convert-graph-to-kernel", "kernel-plan-memory"]

@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, itemsize
 from kiln.passes.optimize.heuristic import CPU_VECTORS
-from kiln.capabilities.description import target_for_pass
+from kiln.capabilities.description import TargetDescription, target_for_pass
 
 PACK_MIN_BYTES = 256 << 10
 """B must be at least this large (256 KiB, a quarter of this EPYC host's 1 MiB L2 per core) for its panels to
@@ -60,26 +60,20 @@ class GraphPackMatmul(ModulePass):
         if not target.has_threads:
             return
         for mm in [o for o in op.walk() if isinstance(o, graph.MatmulOp)]:
-            w = target.vector_width(dtype_name(mm.rhs.type.element_type)) * CPU_VECTORS  # type: ignore[attr-defined]
+            w = panel_width(target, mm)
             if self._pays(mm, w):
                 if (view := _copied_view(mm.rhs, w)) is not None:
                     copy = mm.rhs.owner
                     mm.operands[1] = view
                     Rewriter.erase_op(copy)  # type: ignore[arg-type]
-                mm.operands[1] = _packed(mm, w)
+                mm.operands[1] = packed_rhs(mm, w)
 
     def _pays(self, mm: graph.MatmulOp, w: int) -> bool:
-        a: TensorType = mm.lhs.type  # type: ignore[assignment]
+        if not fits_panels(mm, w):
+            return False
         b: TensorType = mm.rhs.type  # type: ignore[assignment]
-        if a.rank < 2 or b.rank < 2 or dtype_name(b.element_type) not in PACKED_DTYPES:
-            return False
-        n = b.shape[-1]
-        if not isinstance(n, int) or n % w or n < 2 * w:
-            return False
-        bounds = declared_dims(mm)
-        low = {d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0] for d in (*a.shape, *b.shape)}
-        rows = prod(low[d] for d in (a.shape[:-1] if b.rank == 2 else a.shape[-2:-1]))  # a batched B: its own rows
-        return packing_pays(rows, low[b.shape[-2]] * n * itemsize(b.element_type), self.min_bytes)
+        k = lower_bounds(mm)[b.shape[-2]]
+        return packing_pays(rows_sharing_b(mm), k * b.shape[-1] * itemsize(b.element_type), self.min_bytes)  # type: ignore[operator]
 
 
 def packing_pays(rows: int, b_bytes: int, min_bytes: int = PACK_MIN_BYTES) -> bool:
@@ -112,7 +106,37 @@ def _copied_view(b: SSAValue, w: int) -> SSAValue | None:
     return None
 
 
-def _packed(mm: graph.MatmulOp, w: int) -> SSAValue:
+def panel_width(target: TargetDescription, mm: graph.MatmulOp) -> int:
+    """Columns per panel: the register tile's width, `CPU_VECTORS` vectors of B's dtype."""
+    return target.vector_width(dtype_name(mm.rhs.type.element_type)) * CPU_VECTORS  # type: ignore[attr-defined]
+
+
+def fits_panels(mm: graph.MatmulOp, w: int) -> bool:
+    """Whether B can be written as panels of ``w`` columns: A and B at least 2-D, B f32/f64 with a static number of
+    columns that is a multiple of ``w`` and at least two panels (no padding)."""
+    a: TensorType = mm.lhs.type  # type: ignore[assignment]
+    b: TensorType = mm.rhs.type  # type: ignore[assignment]
+    if a.rank < 2 or b.rank < 2 or dtype_name(b.element_type) not in PACKED_DTYPES:
+        return False
+    n = b.shape[-1]
+    return isinstance(n, int) and n % w == 0 and n >= 2 * w
+
+
+def lower_bounds(mm: graph.MatmulOp) -> dict[Dim, int]:
+    """Each dim of the matmul's operands -> its value, or its declared lower bound when symbolic."""
+    bounds = declared_dims(mm)
+    dims = (*mm.lhs.type.shape, *mm.rhs.type.shape)  # type: ignore[attr-defined]
+    return {d: d if isinstance(d, int) else bounds.get(d, (0, 0))[0] for d in dims}
+
+
+def rows_sharing_b(mm: graph.MatmulOp) -> int:
+    """The rows of A that read one B (a batched B: its own batch's rows), at the dims' lower bounds."""
+    a: TensorType = mm.lhs.type  # type: ignore[assignment]
+    low = lower_bounds(mm)
+    return prod(low[d] for d in (a.shape[:-1] if mm.rhs.type.rank == 2 else a.shape[-2:-1]))  # type: ignore[attr-defined]
+
+
+def packed_rhs(mm: graph.MatmulOp, w: int) -> SSAValue:
     """B read back from its (..., N/w, K, w) copy, inserted before ``mm``."""
     b: TensorType = mm.rhs.type  # type: ignore[assignment]
     *batch, k, n = b.shape
