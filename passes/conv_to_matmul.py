@@ -92,7 +92,7 @@ copy that row padding saves took 0.49 ns per element, the tile runs at ~65 GFLOP
 ms; 3x3/2 128 @56 (37) 4.3 -> 4.6 and 1x1/2 256->512 @56 (146) 4.2 -> 4.9, so those stay unpadded."""
 
 
-def _row_padding(op: graph.Conv2dOp, rows: int, points: int, extra: int, width: int, itemsize: int) -> int:
+def _row_padding(op: graph.Conv2dOp, rows: int, extra: int, width: int, itemsize: int) -> int:
     """Columns after each output row of an im2col that graph-pack-matmul will copy into panels, when its rows are
     not a multiple of the panel width (CPU_VECTORS vectors) but its points are (``extra`` is 0): the panels are
     then copied straight from the windows (one copy, no division per element; docs/optimizer.md). Only when the
@@ -108,7 +108,7 @@ def _row_padding(op: graph.Conv2dOp, rows: int, points: int, extra: int, width: 
         return 0
     if 2 * rows * row_extra > COPY_FLOPS * ow:  # type: ignore[operator]
         return 0
-    return row_extra if packing_pays(rows, taps * padded * itemsize) and padded > points else 0
+    return row_extra if packing_pays(rows, taps * padded * itemsize) else 0
 
 
 def _padding(points: int, width: int) -> int:
@@ -146,7 +146,7 @@ class ConvToMatmul(RewritePattern):
         dtype = dtype_name(tensor_type(x).element_type)
         width = self.target.vector_width(dtype)
         extra = _padding(points, width)
-        row_extra = _row_padding(op, o // groups, points, extra, width, itemsize(tensor_type(x).element_type))
+        row_extra = _row_padding(op, o // groups, extra, width, itemsize(tensor_type(x).element_type))
         cols = _columns(b, op, x, groups, extra, row_extra)
         columns = oh * (ow + row_extra) + extra  # type: ignore[operator]
         shape = (n, groups, o // groups, columns) if groups > 1 else (n, o, columns)  # type: ignore[operator]

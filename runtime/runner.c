@@ -189,10 +189,8 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   pool->tail = job;
   atomic_fetch_add_explicit(&pool->posted, 1, memory_order_relaxed);
   if (pool->sleepers) pthread_cond_broadcast(&pool->work);
-  pthread_mutex_unlock(&pool->lock);
 
-  int64_t chunk = 0;
-  pthread_mutex_lock(&pool->lock);
+  int64_t chunk = 0; /* the loop starts by releasing the mutex taken to post the job */
   for (;;) {
     pthread_mutex_unlock(&pool->lock);
     run_chunk(job, chunk);
