@@ -361,6 +361,12 @@ class BitcastOp(OneInputOp):
 # constants
 
 
+DENSE_INLINE_LIMIT = 256
+"""The most distinct elements a dense `graph.constant` may have and still lower into a kernel: it lowers as a
+chain of selects on the flat index, one compare and select per element wherever it is read. Larger data is a
+function argument (one load)."""
+
+
 @irdl_op_definition
 class ConstantOp(GraphOp):
     """A constant tensor: a splat scalar (any shape, also symbolic) or dense elements (static shape)."""

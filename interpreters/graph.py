@@ -107,7 +107,8 @@ def bind_inputs(
     return arrays, symbols
 
 
-def _run_op(op: Operation, env: dict[SSAValue, np.ndarray], symbols: Mapping[str, int]) -> None:
+def run_op(op: Operation, env: dict[SSAValue, np.ndarray], symbols: Mapping[str, int]) -> None:
+    """Compute graph op ``op`` from its operands' values in ``env``; its result goes into ``env``."""
     short = op.name.removeprefix("graph.")
     if short == op.name or short not in OPS:
         raise InterpretError(f"the graph interpreter cannot run '{op.name}'")
@@ -146,7 +147,7 @@ def run_function(
     for op in func_op.body.block.ops:
         if isinstance(op, func.ReturnOp):
             return [np.array(env[v], order="C", copy=True) for v in op.arguments]
-        _run_op(op, env, symbols)
+        run_op(op, env, symbols)
     raise InterpretError(f"@{func_op.sym_name.data} has no func.return")
 
 

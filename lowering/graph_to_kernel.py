@@ -56,7 +56,6 @@ COMPARE_ALU = {"lt": ("cmplt", False), "le": ("cmple", False), "gt": ("cmplt", T
 REDUCE_KIND = {"graph.reduce_sum": K.ReduceKind.ADD, "graph.mean": K.ReduceKind.ADD,
                "graph.reduce_prod": K.ReduceKind.MUL, "graph.reduce_max": K.ReduceKind.MAX,
                "graph.reduce_min": K.ReduceKind.MIN}
-DENSE_INLINE_LIMIT = 256
 NARROW_FLOATS = ("f16", "bf16")
 """Float dtypes whose sums and products accumulate in f32 (rounded once at the end), as the interpreter does:
 a thousand f16 steps of 0.1 would otherwise drift by 5%, and partial sums (unroll, upcast, grouped reductions)
@@ -334,9 +333,9 @@ class _KernelEmitter:
         values = [x.value.data if hasattr(x, "value") else x for x in v.get_values()]  # type: ignore[union-attr]
         if len(set(values)) == 1:
             return b.const(values[0], dt)
-        if len(values) > DENSE_INLINE_LIMIT:
+        if len(values) > G.DENSE_INLINE_LIMIT:
             raise DiagnosticException(
-                f"graph.constant with {len(values)} distinct elements: dense constants above {DENSE_INLINE_LIMIT} "
+                f"graph.constant with {len(values)} distinct elements: dense constants above {G.DENSE_INLINE_LIMIT} "
                 "elements must be function arguments"
             )
         flat = b.index(linearize(list(idx), self.dims(t)))

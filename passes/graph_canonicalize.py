@@ -1,7 +1,11 @@
 """`graph-canonicalize`: constant folding, algebraic identities and movement-op folding on the graph level.
 
-Folding computes with the reference interpreter's numpy semantics (one definition of every op), on
-splat constants only, so a folded program gives bit-identical answers to the unfolded one.
+Folding computes with the reference interpreter's numpy semantics (one definition of every op), so a folded
+program gives the interpreter's answers bit for bit. Elementwise ops on splats fold at any shape, symbolic
+too; any other op whose operands are all constants of static shapes folds when its value is uniform (a splat)
+or, dense, has no more elements than its largest dense operand and at most ``DENSE_INLINE_LIMIT``: kiln lowers
+a dense constant as a select chain per read element, so folding must never make one longer (an expand of a
+16-element constant stays an expand).
 Identities never change a value's type: `x + 0 -> x` only when the add does not broadcast `x`, and
 `x * 0` is left alone (NaN and inf times 0 are not 0).
 """
@@ -10,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -21,8 +26,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from kiln.dialects import graph as G
-from kiln.dialects.types import TensorType, to_numpy
-from kiln.interpreters.graph_ops import OPS
+from kiln.dialects.types import TensorType, numel, to_numpy
+from kiln.interpreters.graph import property_value, run_op, wrap_ints
+from kiln.interpreters.graph_ops import OPS, is_float
+from kiln.support.errors import KilnError
 
 
 def splat_value(v: SSAValue) -> float | int | bool | None:
@@ -58,6 +65,56 @@ class FoldConstants(RewritePattern):
         short = op.name.removeprefix("graph.")
         kwargs = {"dtype": to_numpy(op.results[0].type.element_type)} if short == "cast" else {}  # type: ignore[attr-defined]
         _replace_with_splat(rewriter, op, OPS[short](*args, **kwargs))
+
+
+def _constant_array(op: G.ConstantOp) -> np.ndarray:
+    """The value of a `graph.constant` of static shape, as the interpreter holds it."""
+    t: TensorType = op.res.type  # type: ignore[assignment]
+    dtype = to_numpy(t.element_type)
+    value = property_value(op.value)
+    if isinstance(value, np.ndarray):
+        return value
+    scalar = value if is_float(dtype) else wrap_ints([int(value)], dtype)[0]  # type: ignore[call-overload]
+    return np.full(t.shape, scalar, dtype=dtype)
+
+
+def _uniform(a: np.ndarray) -> bool:
+    """Every element has the first one's bits (so NaN and -0.0 count as themselves)."""
+    flat = a.reshape(-1)
+    bits = flat.view(f"u{flat.dtype.itemsize}")
+    return bool((bits == bits[0]).all())
+
+
+class FoldConstantOperands(RewritePattern):
+    """Any op whose operands are all constants of static shapes becomes one constant (computed with the
+    interpreter): a splat when its value is uniform, else dense when no longer than its largest dense operand
+    and at most ``DENSE_INLINE_LIMIT`` elements. An op the interpreter rejects (a gather index out of range)
+    is left for run time to report."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, G.ConstantOp) or not op.operands or op.name.removeprefix("graph.") not in OPS:
+            return
+        if len(op.results) != 1 or not isinstance(rt := op.results[0].type, TensorType) or not rt.is_static():
+            return
+        owners = [o.owner for o in op.operands]
+        if not all(isinstance(c, G.ConstantOp) and c.res.type.is_static() for c in owners):  # type: ignore[attr-defined]
+            return
+        env = {o: _constant_array(c) for o, c in zip(op.operands, owners)}  # type: ignore[arg-type]
+        try:
+            run_op(op, env, {})
+        except KilnError:
+            return
+        value = env[op.results[0]]
+        if value.size and _uniform(value):
+            rewriter.replace(op, _at(op, G.ConstantOp.splat(value.reshape(-1)[0].item(), rt)))
+            return
+        dense = [c.value.type for c in owners if isinstance(c.value, DenseIntOrFPElementsAttr)]  # type: ignore[attr-defined]
+        longest = max((numel(tuple(t.get_shape())) for t in dense), default=0)
+        if value.size == 0 or value.size > min(longest, G.DENSE_INLINE_LIMIT):
+            return
+        values = value.reshape(-1).astype(np.float64 if is_float(value.dtype) else value.dtype).tolist()
+        attr = DenseIntOrFPElementsAttr.from_list(BuiltinTensorType(rt.element_type, list(rt.shape)), values)
+        rewriter.replace(op, _at(op, G.ConstantOp.build(properties={"value": attr}, result_types=[rt])))
 
 
 class FoldSplatMovement(RewritePattern):
@@ -132,7 +189,9 @@ class FoldMovementChains(RewritePattern):
             rewriter.replace(op, [], [src])
 
 
-PATTERNS: tuple[RewritePattern, ...] = (FoldConstants(), FoldSplatMovement(), RemoveIdentities(), FoldMovementChains())
+PATTERNS: tuple[RewritePattern, ...] = (
+    FoldConstants(), FoldSplatMovement(), FoldConstantOperands(), RemoveIdentities(), FoldMovementChains(),
+)
 
 
 class GraphCanonicalize(ModulePass):

@@ -47,3 +47,24 @@ func.func @splat_movement(%x: !graph.tensor<2x3x4xf32>) -> (!graph.tensor<6x4xi3
   %p2 = graph.permute %p1 {perm = array<i64: 1, 2, 0>} : (!graph.tensor<3x4x2xf32>) -> !graph.tensor<4x2x3xf32>
   func.return %i, %p2 : !graph.tensor<6x4xi32>, !graph.tensor<4x2x3xf32>
 }
+
+// Ops on dense constants fold too (computed with the interpreter); a uniform result becomes a splat; an expand
+// that would make a dense constant longer (more selects per read element) is left.
+// CHECK-LABEL: func.func @dense
+func.func @dense(%x: !graph.tensor<2x2xf32>) -> (!graph.tensor<2x2xf32>, !graph.tensor<f32>, !graph.tensor<3x4xf32>) {
+  // CHECK-NEXT: %[[W:.*]] = graph.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>
+  // CHECK-NEXT: %[[T:.*]] = graph.constant dense<{{\[\[}}2.000000e+00, 6.000000e+00], [4.000000e+00, 8.000000e+00]]> : tensor<2x2xf32> : !graph.tensor<2x2xf32>
+  // CHECK-NEXT: %[[Y:.*]] = graph.add %x, %[[T]]
+  // CHECK-NEXT: %[[S:.*]] = graph.constant 2.000000e+01 : f32 : !graph.tensor<f32>
+  // CHECK-NEXT: %[[E:.*]] = graph.expand %[[W]]
+  // CHECK-NEXT: func.return %[[Y]], %[[S]], %[[E]]
+  %w = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32> : !graph.tensor<4xf32>
+  %two = graph.constant 2.0 : f32 : !graph.tensor<4xf32>
+  %m = graph.mul %w, %two : (!graph.tensor<4xf32>, !graph.tensor<4xf32>) -> !graph.tensor<4xf32>
+  %r = graph.reshape %m : (!graph.tensor<4xf32>) -> !graph.tensor<2x2xf32>
+  %t = graph.permute %r {perm = array<i64: 1, 0>} : (!graph.tensor<2x2xf32>) -> !graph.tensor<2x2xf32>
+  %y = graph.add %x, %t : (!graph.tensor<2x2xf32>, !graph.tensor<2x2xf32>) -> !graph.tensor<2x2xf32>
+  %s = graph.reduce_sum %m {axes = array<i64: 0>} : (!graph.tensor<4xf32>) -> !graph.tensor<f32>
+  %e = graph.expand %w : (!graph.tensor<4xf32>) -> !graph.tensor<3x4xf32>
+  func.return %y, %s, %e : !graph.tensor<2x2xf32>, !graph.tensor<f32>, !graph.tensor<3x4xf32>
+}
