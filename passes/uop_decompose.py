@@ -46,7 +46,8 @@ the ops):
   and subtracting ``1.5 * 2^p`` (p mantissa bits; LLVM keeps the pair, it folds ``(x + c) - c`` only with
   ``nsz``), ``f = x - k`` (exact) in [-1/2, 1/2], 2^f by its Taylor series (8 terms, f64 14), 2^k built in the
   exponent bits of ``k + 1.5 * 2^p`` as two normal factors 2^floor(k/2) and 2^(k - floor(k/2)), so that a
-  subnormal result is rounded once and overflow gives inf. f32 <= 0.9 ulp, f64 <= 1.1; integers give exact powers of two.
+  subnormal result is rounded once and overflow gives inf. f32 <= 0.9 ulp, f64 <= 1.1; integers give exact
+  powers of two.
 - ``log2(x) = e + log2(m)``, e and m in [sqrt(1/2), sqrt(2)) from the bits (a subnormal x is scaled by
   2^(p + 2) first); ``log(m) = f - f^2/2 + s (f^2/2 + R(s^2))`` with ``f = m - 1``, ``s = f / (2 + f)`` and R
   the series of atanh (4 terms, f64 11); that becomes log2 in two parts, the leading one with 12 significant
