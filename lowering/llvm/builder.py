@@ -43,6 +43,8 @@ FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT
 """The fast-math flags of a float operation that updates an accumulator (a reduction)."""
 CONTRACT = llvm.FastMathAttr([FastMathFlag.ALLOW_CONTRACT])
 """The flags of every other float operation."""
+EXTREME_STEP = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT, FastMathFlag.NO_SIGNED_ZEROS])
+"""The flags of a max or min that updates an accumulator (``kiln.lowering.llvm.alu``)."""
 
 _FLOAT_SUFFIX: dict[type[Attribute], str] = {
     BFloat16Type: "bf16",

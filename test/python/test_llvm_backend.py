@@ -148,11 +148,13 @@ def test_reduction_accumulators_reset_per_row_and_propagate_nan() -> None:
     m, k = 6, 37
     x = np.random.default_rng(1).standard_normal((m, k)).astype(np.float32)
     x[2, 5] = np.nan
+    x[0, 0] = np.nan  # the first of its vector lane (the running max step carries nsz: NaN must still win)
+    x[5, 36] = np.nan  # in the scalar remainder after the vector loop
     x[4, :] = -np.inf
     total, peak = np.zeros(m, np.float32), np.zeros(m, np.float32)
     rows(x, total, peak, m, k, core=(0, m))
     np.testing.assert_allclose(total, x.sum(axis=1), rtol=1e-5)
-    np.testing.assert_array_equal(peak, x.max(axis=1))  # nan in row 2, -inf in row 4
+    np.testing.assert_array_equal(peak, x.max(axis=1))  # nan in rows 0, 2 and 5, -inf in row 4
     empty_total = np.full(m, 5.0, np.float32)
     rows(x, empty_total, peak, m, 0, core=(0, m))  # K = 0: the accumulators' initial values
     np.testing.assert_array_equal(empty_total, np.zeros(m, np.float32))

@@ -222,6 +222,15 @@ def test_f64_rules_use_f64_constants() -> None:
     assert err.max() < 1e-13  # f32 constants would give 1e-8 (the evaluator's f64 fma is not fused: not 1e-16)
 
 
+def test_f32_exp_polynomial_is_within_its_bound() -> None:
+    """``EXP_MINIMAX`` (f32 coefficients) approximates e^r on |r| <= ln2/2 to its documented 4.9e-9, evaluated
+    exactly enough in f64: the budget of f32 exp's ulp bound leaves no room for a worse fit."""
+    r = np.linspace(-math.log(2) / 2, math.log(2) / 2, 200_001)
+    p = np.polynomial.polynomial.polyval(r, uop_decompose.EXP_MINIMAX)
+    assert all(np.float32(c) == c for c in uop_decompose.EXP_MINIMAX), "coefficients must be f32 values"
+    assert np.abs(p / np.exp(r) - 1).max() < 5e-9
+
+
 @pytest.mark.parametrize("t", [F32, F16, BF16, F64], ids=["f32", "f16", "bf16", "f64"])
 @pytest.mark.parametrize("kind", ["max", "min"])
 def test_max_min_propagate_nan(kind: str, t: Attribute) -> None:

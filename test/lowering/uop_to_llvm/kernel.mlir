@@ -63,6 +63,30 @@ uop.kernel @rows attributes {core_extent = "M", core_work = 2 : i64, symbols = [
   uop.end %i
 }
 
+// A max (or min) that updates an accumulator also carries nsz (which zero wins is as unspecified as the
+// reduction's order; x86 then skips ordering -0 below +0); any other max keeps contract alone.
+// CHECK-LABEL: llvm.func @row_max
+// CHECK:         %m = llvm.call_intrinsic "llvm.maximum.f32"(%{{.*}}, %{{.*}}) {fastmathFlags = #llvm.fastmath<reassoc,nsz,contract>} : (f32, f32) -> f32
+// CHECK:         %relu = llvm.call_intrinsic "llvm.maximum.f32"(%{{.*}}, %{{.*}}) {fastmathFlags = #llvm.fastmath<contract>} : (f32, f32) -> f32
+uop.kernel @row_max {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %c0 = uop.const 0 : index
+  %c8 = uop.const 8 : index
+  %low = uop.const 0xff800000 : f32
+  %zero = uop.const 0.000000e+00 : f32
+  %acc = uop.define_acc %low : f32
+  %k = uop.range %c0, %c8 : index
+  %v = uop.load %x[%k] : f32
+  %cur = uop.acc_get %acc : f32
+  %m = uop.max %cur, %v : f32
+  uop.acc_set %acc, %m
+  uop.end %k
+  %s = uop.acc_get %acc : f32
+  %relu = uop.max %s, %zero : f32
+  uop.store %out[%c0], %relu
+}
+
 // A gated load branches around the load and merges 0 or the loaded value in a block argument; a gated store and
 // a uop.if branch around the store.
 // CHECK-LABEL: llvm.func @gates(%x{{.*}}: !llvm.ptr {llvm.noalias}, %flags: !llvm.ptr {llvm.noalias}, %core_start{{.*}}: i64, %core_end{{.*}}: i64) {
