@@ -22,6 +22,9 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
   the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
   and the padded result is realized and sliced.
+- A pool's result is realized plain before any of these: fused into the copy into graph-pack-matmul's panels,
+  the pool's points were found by dividing each panel lane by the row width, so its lanes were not a vector
+  (ResNet-50's max pool before the first 1x1 conv; docs/performance.md, "ResNet-50, session 7").
 - Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
   has nothing to tile. A computed input is realized plain here too: each of the taps read ShuffleNet's channel
   shuffle, the pad and the previous layer's padded points through their divisions and remainders.
@@ -137,6 +140,8 @@ class ConvToMatmul(RewritePattern):
             return
         b = Builder(rewriter, op)
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
+        if isinstance(x.owner, graph.PoolOp):  # a pool realized plain (module docstring)
+            x = b.op("contiguous", x, result=tensor_type(x))
         groups = int(op.groups.value.data)
         n = tensor_type(x).shape[0]
         oh, ow = tensor_type(op.results[0]).shape[2:]

@@ -200,3 +200,22 @@ func.func @wide(%x: !graph.tensor<1x16x56x56xf32>, %w: !graph.tensor<256x16x3x3x
   %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x56x56xf32>, !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32>
   func.return %r : !graph.tensor<1x256x56x56xf32>
 }
+
+// -----
+
+// A pool's result is realized plain before the matmul reads it (its copy into panels would otherwise divide
+// each lane by the row width to find the pool's point); an elementwise producer (the relu) is not.
+// CHECK-LABEL: func.func @after_pool
+// CHECK:         %[[P:.*]] = graph.max_pool2d %x
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[P]] : !graph.tensor<2x8x8x8xf32>
+// CHECK:         graph.reshape %[[C]] : (!graph.tensor<2x8x8x8xf32>) -> !graph.tensor<2x8x64xf32>
+// CHECK:         %[[R:.*]] = graph.relu
+// CHECK-NOT:     graph.contiguous %[[R]]
+// CHECK:         graph.reshape %[[R]] : (!graph.tensor<2x16x8x8xf32>) -> !graph.tensor<2x16x64xf32>
+func.func @after_pool(%x: !graph.tensor<2x8x16x16xf32>, %w: !graph.tensor<16x8x1x1xf32>, %w2: !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<2x16x8x8xf32> {
+  %p = graph.max_pool2d %x {kernel = array<i64: 2, 2>} : (!graph.tensor<2x8x16x16xf32>) -> !graph.tensor<2x8x8x8xf32>
+  %c = graph.conv2d %p, %w : (!graph.tensor<2x8x8x8xf32>, !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x8x8xf32>
+  %r = graph.relu %c : !graph.tensor<2x16x8x8xf32>
+  %y = graph.conv2d %r, %w2 : (!graph.tensor<2x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<2x16x8x8xf32>
+  func.return %y : !graph.tensor<2x16x8x8xf32>
+}
