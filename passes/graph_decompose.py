@@ -18,7 +18,7 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
   ``reduce_sum / (KH*KW)``. A computed input is realized plain first (``contiguous``): fused, each tap read
   the producer (ResNet-50's stem: bias and relu of a flat matmul result) through the padded windows' index
   algebra, which the simplifier leaves dividing per tap, and the pool could not be vectorized (docs/performance.md,
-  "ResNet-50, session 7").
+  "ResNet-50, session 7"). Not a concat: the scheduler realizes that one itself, its pieces written in place.
 - `cumsum`: ``reduce_sum(where(iota_j <= iota_i, x'[.., 1, n, ..], 0), j)``, the triangular mask of tinygrad.
 - `argmax` / `argmin`: ``reduce_min(where(x == reduce_max(x) or x != x, iota, INT_MAX))``: the first index of
   the extreme; ``x != x`` makes the first NaN win, as in numpy. No constant depends on the axis length, so a
@@ -246,7 +246,7 @@ def _conv2d(b: Builder, op: Operation) -> SSAValue:
 
 def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:
     x = op.operands[0]
-    if not isinstance(x, BlockArgument) and not isinstance(x.owner, graph.ContiguousOp):
+    if not isinstance(x, BlockArgument) and not isinstance(x.owner, graph.ContiguousOp | graph.ConcatOp):
         x = b.op("contiguous", x, result=tensor_type(x))  # read once per tap: realized plain (module docstring)
     x = x if is_max else b.widen(x)
     kernel = pair(op, "kernel", ())
