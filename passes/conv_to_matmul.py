@@ -38,9 +38,10 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, OpResult, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.dialects import graph
@@ -51,6 +52,25 @@ from kiln.passes.pack_matmul import packing_pays
 from kiln.support.statistics import Statistic
 
 CONVS_REWRITTEN = Statistic("convs-rewritten", "Number of conv2d ops rewritten as matmuls")
+
+
+def _is_plain(x: SSAValue) -> bool:
+    """A function argument or a realized (``contiguous``) value."""
+    return isinstance(x, BlockArgument) or isinstance(x.owner, graph.ContiguousOp)
+
+
+def _realize_shared(rewriter: PatternRewriter, x: SSAValue) -> None:
+    """A computed conv input that other ops read too (a residual block's output: the next block's first conv and
+    its residual add) is realized once, right after its producer, and every reader reads that copy. Fused, each
+    reader recomputed it, and each block's output recomputed the previous block's (docs/performance.md,
+    "ResNet-50, session 7"). Left alone when some reader already realizes it."""
+    if _is_plain(x) or len(list(x.uses)) < 2 or any(isinstance(u.operation, graph.ContiguousOp) for u in x.uses):
+        return
+    assert isinstance(x, OpResult)
+    plain = graph.ContiguousOp.build_op([x], tensor_type(x))
+    plain.location = x.owner.location
+    rewriter.insert_op(plain, InsertPoint.after(x.owner))
+    rewriter.replace_uses_with_if(x, plain.results[0], lambda use: use.operation is not plain)
 
 
 def _is_pointwise(op: graph.Conv2dOp) -> bool:
@@ -70,7 +90,7 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
         cols = b.reshape(x, (*lead, c // groups, oh * ow))  # type: ignore[operator]
     else:
         ph, pw = pair(op, "padding", (0, 0))
-        if not isinstance(x, BlockArgument):
+        if not _is_plain(x):
             x = b.op("contiguous", x, result=tensor_type(x))
         stride = pair(op, "stride", (1, 1))
         # the padded columns' windows read further zeros on the right (their results are sliced off): padding the
@@ -138,6 +158,7 @@ class ConvToMatmul(RewritePattern):
                 op.operands[0] = Builder(rewriter, op).op("contiguous", x, result=tensor_type(x))
                 rewriter.handle_operation_modification(op)
             return
+        _realize_shared(rewriter, op.operands[0])
         b = Builder(rewriter, op)
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
         if isinstance(x.owner, graph.PoolOp):  # a pool realized plain (module docstring)

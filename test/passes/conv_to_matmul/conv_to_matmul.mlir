@@ -219,3 +219,26 @@ func.func @after_pool(%x: !graph.tensor<2x8x16x16xf32>, %w: !graph.tensor<16x8x1
   %y = graph.conv2d %r, %w2 : (!graph.tensor<2x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<2x16x8x8xf32>
   func.return %y : !graph.tensor<2x16x8x8xf32>
 }
+
+// -----
+
+// A residual block's output is read by the next block's first conv and by its residual add: realized once, right
+// after its producer, both read that copy (fused, each block's output recomputed the previous one's). A
+// single-use input stays fused.
+// CHECK-LABEL: func.func @residual
+// CHECK:         %[[A:.*]] = graph.relu %a
+// CHECK-NEXT:    %[[P:.*]] = graph.contiguous %[[A]] : !graph.tensor<1x16x8x8xf32>
+// CHECK:         graph.reshape %[[P]] : (!graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x64xf32>
+// CHECK:         %r = graph.add %{{.*}}, %[[P]]
+// CHECK-NEXT:    %[[S:.*]] = graph.relu %r
+// CHECK-NOT:     graph.contiguous
+// CHECK:         graph.reshape %[[S]] : (!graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x64xf32>
+func.func @residual(%x: !graph.tensor<1x16x8x8xf32>, %w: !graph.tensor<16x16x1x1xf32>, %w2: !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32> {
+  %a = graph.add %x, %x : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %y = graph.relu %a : !graph.tensor<1x16x8x8xf32>
+  %c = graph.conv2d %y, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %r = graph.add %c, %y : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %s = graph.relu %r : !graph.tensor<1x16x8x8xf32>
+  %c2 = graph.conv2d %s, %w2 : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  func.return %c2 : !graph.tensor<1x16x8x8xf32>
+}
