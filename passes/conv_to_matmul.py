@@ -63,8 +63,11 @@ def _realize_shared(rewriter: PatternRewriter, x: SSAValue) -> None:
     """A computed conv input that other ops read too (a residual block's output: the next block's first conv and
     its residual add) is realized once, right after its producer, and every reader reads that copy. Fused, each
     reader recomputed it, and each block's output recomputed the previous block's (docs/performance.md,
-    "ResNet-50, session 7"). Left alone when some reader already realizes it."""
-    if _is_plain(x) or len(list(x.uses)) < 2 or any(isinstance(u.operation, graph.ContiguousOp) for u in x.uses):
+    "ResNet-50, session 7"). Left alone when some reader already realizes it, and for a concat: the scheduler
+    realizes that one itself, its pieces written in place (Inception's modules feed four convs each)."""
+    if _is_plain(x) or isinstance(x.owner, graph.ConcatOp) or len(list(x.uses)) < 2:
+        return
+    if any(isinstance(u.operation, graph.ContiguousOp) for u in x.uses):
         return
     assert isinstance(x, OpResult)
     plain = graph.ContiguousOp.build_op([x], tensor_type(x))

@@ -242,3 +242,15 @@ func.func @residual(%x: !graph.tensor<1x16x8x8xf32>, %w: !graph.tensor<16x16x1x1
   %c2 = graph.conv2d %s, %w2 : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
   func.return %c2 : !graph.tensor<1x16x8x8xf32>
 }
+
+// -----
+
+// A concat read by two convs stays as it is: the scheduler realizes it, its pieces written in place.
+// CHECK-LABEL: func.func @shared_concat
+// CHECK-NOT:     graph.contiguous %c
+func.func @shared_concat(%x: !graph.tensor<1x8x8x8xf32>, %y: !graph.tensor<1x8x8x8xf32>, %w: !graph.tensor<16x16x1x1xf32>) -> (!graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>) {
+  %c = graph.concat %x, %y {axis = 1 : i64} : (!graph.tensor<1x8x8x8xf32>, !graph.tensor<1x8x8x8xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %a = graph.conv2d %c, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %b = graph.conv2d %c, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  func.return %a, %b : !graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>
+}
