@@ -22,6 +22,9 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
   the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
   and the padded result is realized and sliced.
+- A pool's result is realized plain before any of these: fused into the copy into graph-pack-matmul's panels,
+  the pool's points were found by dividing each panel lane by the row width, so its lanes were not a vector
+  (ResNet-50's max pool before the first 1x1 conv; docs/performance.md, "ResNet-50, session 7").
 - Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
   has nothing to tile. A computed input is realized plain here too: each of the taps read ShuffleNet's channel
   shuffle, the pad and the previous layer's padded points through their divisions and remainders.
@@ -35,9 +38,10 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, OpResult, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.dialects import graph
@@ -48,6 +52,28 @@ from kiln.passes.pack_matmul import packing_pays
 from kiln.support.statistics import Statistic
 
 CONVS_REWRITTEN = Statistic("convs-rewritten", "Number of conv2d ops rewritten as matmuls")
+
+
+def _is_plain(x: SSAValue) -> bool:
+    """A function argument or a realized (``contiguous``) value."""
+    return isinstance(x, BlockArgument) or isinstance(x.owner, graph.ContiguousOp)
+
+
+def _realize_shared(rewriter: PatternRewriter, x: SSAValue) -> None:
+    """A computed conv input that other ops read too (a residual block's output: the next block's first conv and
+    its residual add) is realized once, right after its producer, and every reader reads that copy. Fused, each
+    reader recomputed it, and each block's output recomputed the previous block's (docs/performance.md,
+    "ResNet-50, session 7"). Left alone when some reader already realizes it, and for a concat: the scheduler
+    realizes that one itself, its pieces written in place (Inception's modules feed four convs each)."""
+    if _is_plain(x) or isinstance(x.owner, graph.ConcatOp) or len(list(x.uses)) < 2:
+        return
+    if any(isinstance(u.operation, graph.ContiguousOp) for u in x.uses):
+        return
+    assert isinstance(x, OpResult)
+    plain = graph.ContiguousOp.build_op([x], tensor_type(x))
+    plain.location = x.owner.location
+    rewriter.insert_op(plain, InsertPoint.after(x.owner))
+    rewriter.replace_uses_with_if(x, plain.results[0], lambda use: use.operation is not plain)
 
 
 def _is_pointwise(op: graph.Conv2dOp) -> bool:
@@ -67,7 +93,7 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
         cols = b.reshape(x, (*lead, c // groups, oh * ow))  # type: ignore[operator]
     else:
         ph, pw = pair(op, "padding", (0, 0))
-        if not isinstance(x, BlockArgument):
+        if not _is_plain(x):
             x = b.op("contiguous", x, result=tensor_type(x))
         stride = pair(op, "stride", (1, 1))
         # the padded columns' windows read further zeros on the right (their results are sliced off): padding the
@@ -135,8 +161,11 @@ class ConvToMatmul(RewritePattern):
                 op.operands[0] = Builder(rewriter, op).op("contiguous", x, result=tensor_type(x))
                 rewriter.handle_operation_modification(op)
             return
+        _realize_shared(rewriter, op.operands[0])
         b = Builder(rewriter, op)
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
+        if isinstance(x.owner, graph.PoolOp):  # a pool realized plain (module docstring)
+            x = b.op("contiguous", x, result=tensor_type(x))
         groups = int(op.groups.value.data)
         n = tensor_type(x).shape[0]
         oh, ow = tensor_type(op.results[0]).shape[2:]

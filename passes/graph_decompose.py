@@ -15,7 +15,10 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
   flatten, pad, reshape, strided shrink: see ``_windows``), a grouped broadcast `mul` with the filter and a
   `reduce_sum` over (C/groups, KH, KW); bias is added last.
 - `max_pool2d` / `avg_pool2d`: pad with -inf (int min) / 0, the same windows, `reduce_max` /
-  ``reduce_sum / (KH*KW)``.
+  ``reduce_sum / (KH*KW)``. A computed input is realized plain first (``contiguous``): fused, each tap read
+  the producer (ResNet-50's stem: bias and relu of a flat matmul result) through the padded windows' index
+  algebra, which the simplifier leaves dividing per tap, and the pool could not be vectorized (docs/performance.md,
+  "ResNet-50, session 7"). Not a concat: the scheduler realizes that one itself, its pieces written in place.
 - `cumsum`: ``reduce_sum(where(iota_j <= iota_i, x'[.., 1, n, ..], 0), j)``, the triangular mask of tinygrad.
 - `argmax` / `argmin`: ``reduce_min(where(x == reduce_max(x) or x != x, iota, INT_MAX))``: the first index of
   the extreme; ``x != x`` makes the first NaN win, as in numpy. No constant depends on the axis length, so a
@@ -34,7 +37,7 @@ from math import prod
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, f32, i32
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
@@ -242,7 +245,10 @@ def _conv2d(b: Builder, op: Operation) -> SSAValue:
 
 
 def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:
-    x = op.operands[0] if is_max else b.widen(op.operands[0])
+    x = op.operands[0]
+    if not isinstance(x, BlockArgument) and not isinstance(x.owner, graph.ContiguousOp | graph.ConcatOp):
+        x = b.op("contiguous", x, result=tensor_type(x))  # read once per tap: realized plain (module docstring)
+    x = x if is_max else b.widen(x)
     kernel = pair(op, "kernel", ())
     ph, pw = pair(op, "padding", (0, 0))
     fill = _lowest(tensor_type(x).element_type) if is_max else 0

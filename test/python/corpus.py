@@ -266,12 +266,15 @@ def composite_programs() -> Iterator[Program]:
 def conv_block_program(rng: np.random.Generator) -> Program:
     """A residual block as a network has it: conv 3x3 + bias + relu, then conv 3x3 + bias + the block's input +
     relu (the bias, relu and residual add fuse into the convolutions' output kernels), and a 7x7/2 stem conv
-    large enough that graph-pack-matmul packs its im2col (16*49 x 32*32 f32, 3.2 MB) on CPUs."""
+    large enough that graph-pack-matmul packs its im2col (16*49 x 32*32 f32, 3.2 MB) on CPUs, then as in ResNet
+    relu, max pool 3x3/2 (its computed input and its result before the 1x1 conv realized plain) and a 1x1 conv."""
     x, stem_in = rng.standard_normal((1, 8, 10, 10)), rng.standard_normal((1, 16, 64, 64))
     w1, w2, stem_w = (rng.standard_normal(s) * 0.2 for s in ((8, 8, 3, 3), (8, 8, 3, 3), (64, 16, 7, 7)))
+    pool_w = rng.standard_normal((16, 64, 1, 1)) * 0.2
     b1, b2 = rng.standard_normal(8), rng.standard_normal(8)
     tx, tw, tb = _t((1, 8, 10, 10), "f32"), _t((8, 8, 3, 3), "f32"), _t((8,), "f32")
     ts, tsw, tso = _t((1, 16, 64, 64), "f32"), _t((64, 16, 7, 7), "f32"), _t((1, 64, 32, 32), "f32")
+    tmp, tpw, tpc = _t((1, 64, 16, 16), "f32"), _t((16, 64, 1, 1), "f32"), _t((1, 16, 16, 16), "f32")
     pad = "{padding = array<i64: 1, 1>}"
     body = [
         f"%c1 = graph.conv2d %x, %w1 bias %b1 {pad} : ({tx}, {tw}, {tb}) -> {tx}",
@@ -280,10 +283,13 @@ def conv_block_program(rng: np.random.Generator) -> Program:
         f"%s = graph.add %c2, %x : ({tx}, {tx}) -> {tx}",
         f"%y = graph.relu %s : {tx}",
         f"%stem = graph.conv2d %si, %sw {{padding = array<i64: 3, 3>, stride = array<i64: 2, 2>}} : ({ts}, {tsw}) -> {tso}",
+        f"%sr = graph.relu %stem : {tso}",
+        f"%mp = graph.max_pool2d %sr {{kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}} : ({tso}) -> {tmp}",
+        f"%pc = graph.conv2d %mp, %pw : ({tmp}, {tpw}) -> {tpc}",
     ]
-    args = [("%x", tx), ("%w1", tw), ("%b1", tb), ("%w2", tw), ("%b2", tb), ("%si", ts), ("%sw", tsw)]
-    text = _function("conv_block", args, body, [("%y", tx), ("%stem", tso)])
-    inputs = [a.astype(np.float32) for a in (x, w1, b1, w2, b2, stem_in, stem_w)]
+    args = [("%x", tx), ("%w1", tw), ("%b1", tb), ("%w2", tw), ("%b2", tb), ("%si", ts), ("%sw", tsw), ("%pw", tpw)]
+    text = _function("conv_block", args, body, [("%y", tx), ("%stem", tso), ("%pc", tpc)])
+    inputs = [a.astype(np.float32) for a in (x, w1, b1, w2, b2, stem_in, stem_w, pool_w)]
     return Program("conv_block", text, "conv_block", [inputs], rtol=1e-4, atol=1e-4, tags=frozenset({"composite"}))
 
 

@@ -200,3 +200,57 @@ func.func @wide(%x: !graph.tensor<1x16x56x56xf32>, %w: !graph.tensor<256x16x3x3x
   %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x56x56xf32>, !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32>
   func.return %r : !graph.tensor<1x256x56x56xf32>
 }
+
+// -----
+
+// A pool's result is realized plain before the matmul reads it (its copy into panels would otherwise divide
+// each lane by the row width to find the pool's point); an elementwise producer (the relu) is not.
+// CHECK-LABEL: func.func @after_pool
+// CHECK:         %[[P:.*]] = graph.max_pool2d %x
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[P]] : !graph.tensor<2x8x8x8xf32>
+// CHECK:         graph.reshape %[[C]] : (!graph.tensor<2x8x8x8xf32>) -> !graph.tensor<2x8x64xf32>
+// CHECK:         %[[R:.*]] = graph.relu
+// CHECK-NOT:     graph.contiguous %[[R]]
+// CHECK:         graph.reshape %[[R]] : (!graph.tensor<2x16x8x8xf32>) -> !graph.tensor<2x16x64xf32>
+func.func @after_pool(%x: !graph.tensor<2x8x16x16xf32>, %w: !graph.tensor<16x8x1x1xf32>, %w2: !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<2x16x8x8xf32> {
+  %p = graph.max_pool2d %x {kernel = array<i64: 2, 2>} : (!graph.tensor<2x8x16x16xf32>) -> !graph.tensor<2x8x8x8xf32>
+  %c = graph.conv2d %p, %w : (!graph.tensor<2x8x8x8xf32>, !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x8x8xf32>
+  %r = graph.relu %c : !graph.tensor<2x16x8x8xf32>
+  %y = graph.conv2d %r, %w2 : (!graph.tensor<2x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<2x16x8x8xf32>
+  func.return %y : !graph.tensor<2x16x8x8xf32>
+}
+
+// -----
+
+// A residual block's output is read by the next block's first conv and by its residual add: realized once, right
+// after its producer, both read that copy (fused, each block's output recomputed the previous one's). A
+// single-use input stays fused.
+// CHECK-LABEL: func.func @residual
+// CHECK:         %[[A:.*]] = graph.relu %a
+// CHECK-NEXT:    %[[P:.*]] = graph.contiguous %[[A]] : !graph.tensor<1x16x8x8xf32>
+// CHECK:         graph.reshape %[[P]] : (!graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x64xf32>
+// CHECK:         %r = graph.add %{{.*}}, %[[P]]
+// CHECK-NEXT:    %[[S:.*]] = graph.relu %r
+// CHECK-NOT:     graph.contiguous
+// CHECK:         graph.reshape %[[S]] : (!graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x64xf32>
+func.func @residual(%x: !graph.tensor<1x16x8x8xf32>, %w: !graph.tensor<16x16x1x1xf32>, %w2: !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32> {
+  %a = graph.add %x, %x : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %y = graph.relu %a : !graph.tensor<1x16x8x8xf32>
+  %c = graph.conv2d %y, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %r = graph.add %c, %y : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %s = graph.relu %r : !graph.tensor<1x16x8x8xf32>
+  %c2 = graph.conv2d %s, %w2 : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  func.return %c2 : !graph.tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// A concat read by two convs stays as it is: the scheduler realizes it, its pieces written in place.
+// CHECK-LABEL: func.func @shared_concat
+// CHECK-NOT:     graph.contiguous %c
+func.func @shared_concat(%x: !graph.tensor<1x8x8x8xf32>, %y: !graph.tensor<1x8x8x8xf32>, %w: !graph.tensor<16x16x1x1xf32>) -> (!graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>) {
+  %c = graph.concat %x, %y {axis = 1 : i64} : (!graph.tensor<1x8x8x8xf32>, !graph.tensor<1x8x8x8xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %a = graph.conv2d %c, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  %b = graph.conv2d %c, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
+  func.return %a, %b : !graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>
+}

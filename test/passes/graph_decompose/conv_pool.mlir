@@ -53,3 +53,22 @@ func.func @avg_pool(%x: !graph.tensor<1x1x4x4xf16>) -> !graph.tensor<1x1x2x2xf16
   %r = graph.avg_pool2d %x {kernel = array<i64: 2, 2>} : (!graph.tensor<1x1x4x4xf16>) -> !graph.tensor<1x1x2x2xf16>
   func.return %r : !graph.tensor<1x1x2x2xf16>
 }
+
+// -----
+
+// A computed input is realized plain before the windows (each tap then reads one buffer, not its producer
+// through the windows' index algebra); an f16 one is realized before it is widened.
+// CHECK-LABEL: func.func @pool_of_relu
+// CHECK-NEXT:    %[[R:.*]] = graph.relu %x
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[R]] : !graph.tensor<1x2x4x4xf16>
+// CHECK-NEXT:    graph.pad %[[C]]
+// CHECK:         graph.reduce_max
+// CHECK:         %[[C2:.*]] = graph.contiguous %[[R]] : !graph.tensor<1x2x4x4xf16>
+// CHECK-NEXT:    graph.cast %[[C2]] : (!graph.tensor<1x2x4x4xf16>) -> !graph.tensor<1x2x4x4xf32>
+// CHECK:         graph.reduce_sum
+func.func @pool_of_relu(%x: !graph.tensor<1x2x4x4xf16>) -> (!graph.tensor<1x2x2x2xf16>, !graph.tensor<1x2x2x2xf16>) {
+  %r = graph.relu %x : !graph.tensor<1x2x4x4xf16>
+  %m = graph.max_pool2d %r {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (!graph.tensor<1x2x4x4xf16>) -> !graph.tensor<1x2x2x2xf16>
+  %a = graph.avg_pool2d %r {kernel = array<i64: 2, 2>} : (!graph.tensor<1x2x4x4xf16>) -> !graph.tensor<1x2x2x2xf16>
+  func.return %m, %a : !graph.tensor<1x2x2x2xf16>, !graph.tensor<1x2x2x2xf16>
+}
