@@ -245,9 +245,12 @@ class _Walk:
     def _realize_merged(self, x: SSAValue) -> bool:
         """Realize `x`, read through a reshape that merges its rows, when it computes a reduction (`merged
         reduce`); True when new."""
-        if x in self.realized or x in self.found or not (isinstance(x.owner, ELEMENTWISE) or isinstance(x.owner, Operation) and is_reduce(x.owner)):
+        owner = x.owner
+        if x in self.realized or x in self.found or not isinstance(owner, Operation):
             return False
-        if is_reduce(x.owner) or any(is_reduce(r.owner) for r in self._reductions_and_concats_below(x)):  # type: ignore[union-attr]
+        if is_reduce(owner) or isinstance(owner, ELEMENTWISE) and any(
+            is_reduce(r.owner) for r in self._reductions_and_concats_below(x)  # type: ignore[arg-type]
+        ):
             self.found[x] = "merged reduce"
             return True
         return False
