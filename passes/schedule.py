@@ -38,6 +38,12 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
   piece itself is realized, not the reduction below it, so its bias and activation are computed in the
   reduction's kernel (a fire module's `relu(conv + b)`), and `convert-graph-to-kernel` can store it straight
   into its slice of the concat (concat in place).
+- `merged reduce`: a value that computes a reduction (the reduction or its elementwise epilogue), read through
+  a reshape that merges its innermost dim with the ones before it (a depthwise conv's 14x14 points as 196, padded
+  to the next grouped matmul's panels; a max pool's points as a 1x1 conv's columns). Fused, the consumer's
+  kernel divides its innermost index into row and column, and its vectors along that index straddle rows, so
+  every tap of the reduction is a masked load per lane (ShuffleNet's depthwise convs 0.56 ms instead of 0.12).
+  Realized, the reduction's kernel runs over its own rows and the reshape is a copy.
 
 A reduction reached only through other injective index maps (reshape, permute, pad, shrink, flip) fuses
 with its elementwise consumers: matmul + bias + relu is one kernel.
@@ -45,7 +51,9 @@ with its elementwise consumers: matmul + bias + relu is one kernel.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
@@ -191,6 +199,8 @@ class _Walk:
             return
         elif isinstance(owner, graph.ConcatOp) and self._realize_pieces(owner):
             return
+        elif isinstance(owner, graph.ReshapeOp) and _merges_rows(owner) and self._realize_merged(owner.operands[0]):
+            return
         elif bcast and isinstance(owner, ELEMENTWISE) and v is not k.root and trampoline.run(self._alu_cost(v, {})) > BROADCAST_RECOMPUTE_LIMIT:
             self.found.setdefault(v, "broadcast expensive")
             return
@@ -231,6 +241,19 @@ class _Walk:
                 self.found[x] = "concat piece"
                 new = True
         return new
+
+    def _realize_merged(self, x: SSAValue) -> bool:
+        """Realize `x`, read through a reshape that merges its rows, when it computes a reduction (`merged
+        reduce`); True when new."""
+        owner = x.owner
+        if x in self.realized or x in self.found or not isinstance(owner, Operation):
+            return False
+        if is_reduce(owner) or isinstance(owner, ELEMENTWISE) and any(
+            is_reduce(r.owner) for r in self._reductions_and_concats_below(x)  # type: ignore[arg-type]
+        ):
+            self.found[x] = "merged reduce"
+            return True
+        return False
 
     def _reductions_and_concats_below(self, v: SSAValue) -> list[SSAValue]:
         """The reductions and concats that computing `v` in a kernel computes: its nearest unrealized ones
@@ -335,6 +358,19 @@ class _Walk:
                 total += yield self._alu_cost(o, memo)
             memo[v] = total
         return memo[v]
+
+
+def _merges_rows(op: graph.ReshapeOp) -> bool:
+    """Does the reshape merge its operand's innermost dim with the ones before it (14x14 points as 196)? The
+    consumer's kernel then divides its innermost index to find the operand's row and column, and its vectors
+    along that index straddle rows: each lane a separate, masked load."""
+    def boundaries(t: TensorType) -> list[int] | None:
+        if any(isinstance(d, str) for d in t.shape):
+            return None
+        return list(itertools.accumulate((d for d in t.shape if d != 1), operator.mul))  # type: ignore[arg-type]
+
+    inner, outer = boundaries(op.operands[0].type), boundaries(op.results[0].type)  # type: ignore[arg-type]
+    return inner is not None and outer is not None and len(inner) > 1 and inner[-2] not in outer
 
 
 def _reduced_count(op: Operation, symbols: dict[str, tuple[int, int]]) -> int:

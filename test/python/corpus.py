@@ -392,6 +392,34 @@ def concat_programs() -> Iterator[Program]:
                   tags=frozenset({"movement"}))
 
 
+def shuffle_unit_program() -> Program:
+    """A ShuffleNet unit (grouped 1x1 conv + bias + relu, channel shuffle, depthwise 3x3 + bias, grouped 1x1 +
+    the unit's input + relu) and a max pool read by a 1x1 conv: reductions read through reshapes that merge
+    their rows (`merged reduce`), the depthwise conv's into the next conv's (panel-padded) columns."""
+    rng = np.random.default_rng(7)
+    f = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
+    t = lambda *s: _t(s, "f32")  # noqa: E731
+    x, g1, d = t(1, 8, 14, 14), t(1, 2, 4, 14, 14), t(1, 4, 2, 14, 14)
+    body = [
+        f"%c1 = graph.conv2d %x, %w1 bias %b1 {{groups = 2 : i64}} : ({x}, {t(8, 4, 1, 1)}, {t(8)}) -> {x}",
+        f"%r1 = graph.relu %c1 : {x}",
+        f"%g = graph.reshape %r1 : ({x}) -> {g1}",
+        f"%gp = graph.permute %g {{perm = array<i64: 0, 2, 1, 3, 4>}} : ({g1}) -> {d}",
+        f"%sh = graph.reshape %gp : ({d}) -> {x}",
+        f"%dw = graph.conv2d %sh, %wd bias %bd {{padding = array<i64: 1, 1>, groups = 8 : i64}} : ({x}, {t(8, 1, 3, 3)}, {t(8)}) -> {x}",
+        f"%c2 = graph.conv2d %dw, %w2 bias %b2 {{groups = 2 : i64}} : ({x}, {t(8, 4, 1, 1)}, {t(8)}) -> {x}",
+        f"%s = graph.add %c2, %x : ({x}, {x}) -> {x}",
+        f"%y = graph.relu %s : {x}",
+        f"%mp = graph.max_pool2d %y {{kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>}} : ({x}) -> {t(1, 8, 7, 7)}",
+        f"%z = graph.conv2d %mp, %w3 : ({t(1, 8, 7, 7)}, {t(6, 8, 1, 1)}) -> {t(1, 6, 7, 7)}",
+    ]
+    args = [("%x", (1, 8, 14, 14)), ("%w1", (8, 4, 1, 1)), ("%b1", (8,)), ("%wd", (8, 1, 3, 3)), ("%bd", (8,)),
+            ("%w2", (8, 4, 1, 1)), ("%b2", (8,)), ("%w3", (6, 8, 1, 1))]
+    text = _function("shuffle_unit", [(n, t(*s)) for n, s in args], body, [("%y", x), ("%z", t(1, 6, 7, 7))])
+    return Program("shuffle_unit", text, "shuffle_unit", [[f(*s) for _, s in args]], rtol=1e-4, atol=1e-4,
+                   tags=frozenset({"composite"}))
+
+
 def example_programs() -> Iterator[Program]:
     rng = np.random.default_rng(5)
     f = lambda *s: (rng.standard_normal(s) * 0.5).astype(np.float32)  # noqa: E731
@@ -411,7 +439,7 @@ def all_programs() -> list[Program]:
         *unary_programs(), *binary_programs(), *cast_programs(), *cast_programs(("f32", "i32", "ui32", "i1"), "32"),
         *reduction_programs(), movement_program(),
         *composite_programs(), *long_reduction_programs(), *row_chain_programs(), *symbolic_programs(),
-        *concat_programs(), *example_programs(),
+        *concat_programs(), shuffle_unit_program(), *example_programs(),
     ]
 
 
