@@ -65,7 +65,7 @@ cstyle.func c @k(%x: !cstyle.ptr<f32>, %i: f32) {
 // -----
 
 cstyle.func c @k(%x: !cstyle.ptr<f32>, %i: i64) {
-  // expected-error@+1 {{cstyle.load from a !cstyle.ptr<f32> gives f32, not f64}}
+  // expected-error@+1 {{cstyle.load from a !cstyle.ptr<f32> gives f32 or a vector of it, not f64}}
   %v = cstyle.load %x[%i] : f64
 }
 
