@@ -361,16 +361,18 @@ def _verify_store(op: IRDLOperation) -> None:
 
 
 _ELEMENTS = target_ops.IndexedAccess(
-    "ptr", PtrType, "pointer", "a !cstyle.ptr", gate="if", gated=("load",), gate_type=i1, value="="
+    "ptr", PtrType, "pointer", "a !cstyle.ptr", gate="if", gated=("load",), gate_type=i1, value="=",
+    vector_store=is_vector_type,
 )
-"""``%p[%i]``: both already defined, so their types are not repeated; a gated load ends ``if %g``."""
+"""``%p[%i]``: both already defined, so their types are not repeated; a gated load ends ``if %g``, a vector
+store ``: vector<8xf32>``."""
 
 LoadOp, StoreOp = target_ops.make_access_ops(
     "cstyle", IN_FUNC, _ELEMENTS, verify_load=_verify_load, verify_store=_verify_store,
     load_doc="""``%v = cstyle.load %p[%i] : f32``: ``p[i]``. Gated, ``cstyle.load %p[%i] if %g : f32`` is
     ``(g ? p[i] : 0)``: nothing is read where ``%g`` is false. ``: vector<8xf32>`` loads ``p[i]`` to ``p[i + 7]``.""",
-    store_doc="""``cstyle.store %p[%i] = %v``: ``p[i] = v;`` (not through a ``const`` pointer); a vector ``%v``
-    stores its lanes to consecutive elements.""",
+    store_doc="""``cstyle.store %p[%i] = %v``: ``p[i] = v;`` (not through a ``const`` pointer); a vector,
+    ``cstyle.store %p[%i] = %v : vector<8xf32>``, stores its lanes to consecutive elements.""",
 )  # fmt: skip
 
 

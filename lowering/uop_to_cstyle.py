@@ -341,7 +341,7 @@ class _KernelConverter(KernelConverter):
 
     def _variable(self, acc: SSAValue) -> SSAValue:
         """The (first) C variable of the uop accumulator ``acc``."""
-        return self.vector_vars[acc] if acc in self.vector_vars else dict.__getitem__(self.lanes, acc)[0]
+        return self.vector_vars[acc] if acc in self.vector_vars else self.lanes[acc][0]
 
     def _bool_alu(self, op: AluOp, kind: str, xs: list[SSAValue]) -> SSAValue:
         bool_ops = {**_OPERATORS, "max": "|", "min": "&"}

@@ -17,7 +17,7 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %sum = cstyle.read %acc : vector<8xf32>
 // CHECK-NEXT:    %relu = cstyle.call @kiln_max_f32x8(%sum, %[[ZERO]]) : (vector<8xf32>, vector<8xf32>) -> vector<8xf32>
-// CHECK-NEXT:    cstyle.store %out[%core_start] = %relu
+// CHECK-NEXT:    cstyle.store %out[%core_start] = %relu : vector<8xf32>
 uop.kernel @tile attributes {symbols = []} {
   %a = uop.param 0 : !uop.ptr<f32>
   %b = uop.param 1 : !uop.ptr<f32>
@@ -56,7 +56,7 @@ uop.kernel @tile attributes {symbols = []} {
 // CHECK-NEXT:    %l = cstyle.extract %m[1] : vector<2xf64>
 // CHECK-NEXT:    cstyle.store %out[%core_end] = %l
 // CHECK-NEXT:    cstyle.if %in {
-// CHECK-NEXT:      cstyle.store %out[%core_start] = %m
+// CHECK-NEXT:      cstyle.store %out[%core_start] = %m : vector<2xf64>
 // CHECK-NEXT:    }
 uop.kernel @mixed attributes {symbols = []} {
   %x = uop.param 0 : !uop.ptr<f64>
