@@ -172,7 +172,7 @@ class _KernelConverter(KernelConverter):
             case uop.ConstOp() | uop.VectorizeOp() if cstyle.is_vector_type(op.results[0].type):
                 super()._convert_op(op)  # the lanes, for scalar users; vector users share one vector literal
                 self._define_vector(op, self._add(cstyle.VectorOp(self.lanes[op.results[0]], op.results[0].type)))
-            case uop.ExtractOp() if op.vector in self.vectors:
+            case uop.ExtractOp() if op.vector not in self.lanes:  # held as a vector alone (not a literal's lanes)
                 self._define(op, [self._add(cstyle.ExtractOp(self.vectors[op.vector], op.lane.value.data)).result])
             case uop.LoadOp() if cstyle.is_vector_type(op.result.type):
                 gate = self._scalar(op.gate) if op.gate is not None else None

@@ -73,3 +73,22 @@ uop.kernel @mixed attributes {symbols = []} {
   uop.store %out[%hi], %l
   uop.store %out[%lo], %m, %in : vector<2xf64>
 }
+
+// A lane of a vector built from scalars is the scalar itself; a lane of a loaded vector is a cstyle.extract.
+// CHECK-LABEL: cstyle.func c @lanes(
+// CHECK-NEXT:    %a = cstyle.load %x[%core_start] : f32
+// CHECK-NEXT:    %v = cstyle.vector %a, %a : vector<2xf32>
+// CHECK-NEXT:    %w = cstyle.load %x[%core_start] : vector<2xf32>
+// CHECK-NEXT:    %m = cstyle.extract %w[0] : vector<2xf32>
+// CHECK-NEXT:    %s = cstyle.binary "+" %a, %m : f32
+uop.kernel @lanes attributes {symbols = []} {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %i = uop.special core_start : index
+  %a = uop.load %x[%i] : f32
+  %v = uop.vectorize %a, %a : vector<2xf32>
+  %l = uop.extract %v[1] : vector<2xf32>
+  %w = uop.load %x[%i] : vector<2xf32>
+  %m = uop.extract %w[0] : vector<2xf32>
+  %s = uop.add %l, %m : f32
+  uop.store %x[%i], %s
+}
