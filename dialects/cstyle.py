@@ -6,6 +6,11 @@ C-like languages, so a CUDA C flavour can reuse them). Statements (``for``, ``if
 which are printed inline. Mutable locals are explicit: ``cstyle.decl`` makes a ``!cstyle.var<T>``,
 ``cstyle.read``/``cstyle.assign`` use it.
 
+Float vectors (``vector<8xf32>``: 2, 4, 8 or 16 lanes of f32 or f64) are values too, C's vector extension
+types (``kiln_f32x8``, gcc and clang ``vector_size``): loaded, stored, held in variables, combined by the
+arithmetic operators and ``kiln_max``/``kiln_min``, built from scalars (``cstyle.vector``) and taken apart
+(``cstyle.extract``). Everything else works on scalars.
+
 The verifiers make the emitted C mean what the IR says: arithmetic operators only take types C does not promote
 (``int32_t``, ``int64_t``, their unsigned twins, ``float``, ``double``; narrower integers are converted
 explicitly by whoever builds the IR), the storage-only types ``f16`` and ``bf16`` (C ``kiln_f16``,
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     DictionaryAttr,
+    VectorType,
     FunctionType,
     IntAttr,
     IntegerAttr,
@@ -29,10 +35,20 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasAncestor, IsolatedFromAbove, NoTerminator, SymbolOpInterface
+from xdsl.traits import HasAncestor, IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from kiln.dialects import target_ops
@@ -58,6 +74,34 @@ def is_value_type(t: Attribute) -> bool:
     return is_dtype(t)
 
 
+VECTOR_ELEMENTS = frozenset({DTYPES["f32"], DTYPES["f64"]})
+"""The element types of C vector values."""
+
+VECTOR_LANES = (2, 4, 8, 16)
+"""The lane counts of C vector values."""
+
+
+def is_vector_type(t: Attribute) -> bool:
+    """A C vector value type: a one-dimensional ``vector`` of 2, 4, 8 or 16 f32 or f64 (``kiln_f32x8``)."""
+    return (
+        isinstance(t, VectorType)
+        and t.get_num_dims() == 1
+        and not t.get_num_scalable_dims()
+        and t.get_shape()[0] in VECTOR_LANES
+        and t.get_element_type() in VECTOR_ELEMENTS
+    )
+
+
+def vector_types() -> list[VectorType]:
+    """Every C vector value type."""
+    return [VectorType(e, [n]) for e in sorted(VECTOR_ELEMENTS, key=dtype_name) for n in VECTOR_LANES]
+
+
+def vector_tag(t: VectorType) -> str:
+    """The name part of a vector type: ``f32x8`` (C type ``kiln_f32x8``, helpers ``kiln_max_f32x8``)."""
+    return f"{dtype_name(t.get_element_type())}x{t.get_shape()[0]}"
+
+
 def is_integer(t: Attribute) -> bool:
     """A C integer type other than ``_Bool``."""
     return is_dtype(t) and is_int(t)
@@ -66,6 +110,11 @@ def is_integer(t: Attribute) -> bool:
 def _check_value_type(t: Attribute, what: str) -> None:
     if not is_value_type(t):
         raise VerifyException(f"{what} must be a scalar dtype (i1, i8..i64, ui8..ui64, f16, bf16, f32, f64), got {t}")
+
+
+def _check_value_or_vector(t: Attribute, what: str) -> None:
+    if not is_vector_type(t):
+        _check_value_type(t, what)
 
 
 def _check_computable(t: Attribute, what: str) -> None:
@@ -153,6 +202,10 @@ def _library() -> dict[str, CFunction]:
         for kind in ("max", "min"):
             out.append(CFunction(f"kiln_running_{kind}_{n}", (t, t), t, None,
                                  f"kiln_{kind}_{n} for a reduction's accumulator in its loop"))
+    for v in vector_types():
+        n = vector_tag(v)
+        out.append(CFunction(f"kiln_max_{n}", (v, v), v, None, "the larger lane of each pair; nan if either is nan"))
+        out.append(CFunction(f"kiln_min_{n}", (v, v), v, None, "the smaller lane of each pair; nan if either is nan"))
     for t in (f16, bf16):
         n = dtype_name(t)
         out.append(CFunction(f"kiln_{n}_to_f32", (t,), f32, None, f"{n} -> f32 (exact)"))
@@ -262,8 +315,8 @@ IfOp = target_ops.make_if_op("cstyle", IN_FUNC, doc="""``cstyle.if %c { ... }``:
 # local variables and memory
 
 VarType = target_ops.make_cell_type(
-    "cstyle", "var", _check_value_type, "A mutable local variable holding a T: ``!cstyle.var<f32>`` (made by "
-    "``cstyle.decl``).", "VarType"
+    "cstyle", "var", _check_value_or_vector, "A mutable local variable holding a T (a scalar or a float vector): "
+    "``!cstyle.var<f32>`` (made by ``cstyle.decl``).", "VarType"
 )  # fmt: skip
 
 DeclOp, ReadOp, AssignOp = target_ops.make_cell_ops(
@@ -281,11 +334,21 @@ def _check_element_access(op: Operation, ptr: SSAValue, index: SSAValue) -> PtrT
     return ptr.type
 
 
+def _is_element_access(value_type: Attribute, ptr: PtrType) -> bool:
+    """Whether a load or store moves ``value_type`` through ``ptr``: one element, or a vector of consecutive ones."""
+    if is_vector_type(value_type):
+        assert isinstance(value_type, VectorType)
+        return value_type.get_element_type() == ptr.element_type
+    return value_type == ptr.element_type
+
+
 def _verify_load(op: IRDLOperation) -> None:
     ptr, index, *_ = op.operands
     t = _check_element_access(op, ptr, index)
-    if op.results[0].type != t.element_type:
-        raise VerifyException(f"cstyle.load from a {t} gives {t.element_type}, not {op.results[0].type}")
+    if not _is_element_access(op.results[0].type, t):
+        raise VerifyException(
+            f"cstyle.load from a {t} gives {t.element_type} or a vector of it, not {op.results[0].type}"
+        )
 
 
 def _verify_store(op: IRDLOperation) -> None:
@@ -293,20 +356,23 @@ def _verify_store(op: IRDLOperation) -> None:
     t = _check_element_access(op, ptr, index)
     if t.is_const:
         raise VerifyException(f"cstyle.store through {describe(ptr)}, a pointer to const ({t})")
-    if value.type != t.element_type:
+    if not _is_element_access(value.type, t):
         raise VerifyException(f"cstyle.store of {value.type} through a {t}")
 
 
 _ELEMENTS = target_ops.IndexedAccess(
-    "ptr", PtrType, "pointer", "a !cstyle.ptr", gate="if", gated=("load",), gate_type=i1, value="="
+    "ptr", PtrType, "pointer", "a !cstyle.ptr", gate="if", gated=("load",), gate_type=i1, value="=",
+    vector_store=is_vector_type,
 )
-"""``%p[%i]``: both already defined, so their types are not repeated; a gated load ends ``if %g``."""
+"""``%p[%i]``: both already defined, so their types are not repeated; a gated load ends ``if %g``, a vector
+store ``: vector<8xf32>``."""
 
 LoadOp, StoreOp = target_ops.make_access_ops(
     "cstyle", IN_FUNC, _ELEMENTS, verify_load=_verify_load, verify_store=_verify_store,
     load_doc="""``%v = cstyle.load %p[%i] : f32``: ``p[i]``. Gated, ``cstyle.load %p[%i] if %g : f32`` is
-    ``(g ? p[i] : 0)``: nothing is read where ``%g`` is false.""",
-    store_doc="""``cstyle.store %p[%i] = %v``: ``p[i] = v;`` (not through a ``const`` pointer).""",
+    ``(g ? p[i] : 0)``: nothing is read where ``%g`` is false. ``: vector<8xf32>`` loads ``p[i]`` to ``p[i + 7]``.""",
+    store_doc="""``cstyle.store %p[%i] = %v``: ``p[i] = v;`` (not through a ``const`` pointer); a vector,
+    ``cstyle.store %p[%i] = %v : vector<8xf32>``, stores its lanes to consecutive elements.""",
 )  # fmt: skip
 
 
@@ -360,10 +426,24 @@ LiteralOp = target_ops.make_literal_op(
     doc="""``%c = cstyle.literal 1.500000e+00 : f32`` (``1.5f``), ``cstyle.literal 64 : i64``,
     ``cstyle.literal true``; not of a storage-only type (convert an f32 literal instead).""",
 )  # fmt: skip
+def _check_vector_operator(operator: str, kind: str, t: Attribute) -> bool:
+    """Whether ``t`` is a vector type, which only the arithmetic operators (``+ - * /``, unary ``-``) take."""
+    if not is_vector_type(t):
+        return False
+    if kind != ARITHMETIC:
+        raise VerifyException(f"operator '{operator}' does not take vectors ({t}); only + - * / do")
+    return True
+
+
+def _check_unary_operand(operator: str, t: Attribute) -> None:
+    kind = {"-": ARITHMETIC, "~": SHIFT, "!": LOGICAL}[operator]
+    if not _check_vector_operator(operator, kind, t):
+        _check_operator_operand(operator, kind, t)
+
+
 UnaryOp = target_ops.make_unary_op(
-    "cstyle", IN_FUNC, operators=UNARY_OPERATORS,
-    check_operand=lambda op, t: _check_operator_operand(op, {"-": ARITHMETIC, "~": SHIFT, "!": LOGICAL}[op], t),
-    doc="""``%r = cstyle.unary "-" %a : f32``: ``-a``, ``~a`` (integers) or ``!a`` (i1).""",
+    "cstyle", IN_FUNC, operators=UNARY_OPERATORS, check_operand=_check_unary_operand,
+    doc="""``%r = cstyle.unary "-" %a : f32``: ``-a`` (also of a vector), ``~a`` (integers) or ``!a`` (i1).""",
 )  # fmt: skip
 SelectOp = target_ops.make_select_op(
     "cstyle", IN_FUNC, check=_check_value_type,
@@ -374,7 +454,8 @@ SelectOp = target_ops.make_select_op(
 def _check_binary_operands(op: IRDLOperation, operator: str, t: Attribute) -> None:
     if op.operands[1].type != t:
         raise VerifyException(f"{op.name} '{operator}' operands must have one type, got {t} and {op.operands[1].type}")
-    _check_operator_operand(operator, BINARY_OPERATORS[operator], t)
+    if not _check_vector_operator(operator, BINARY_OPERATORS[operator], t):
+        _check_operator_operand(operator, BINARY_OPERATORS[operator], t)
 
 
 def _check_binary_constants(op: IRDLOperation, operator: str, t: Attribute) -> None:
@@ -391,7 +472,7 @@ BinaryOp = target_ops.make_binary_op(
     result_type=lambda operator, t: i1 if BINARY_OPERATORS.get(operator) in (COMPARISON, LOGICAL) else t,
     check_operands=_check_binary_operands, check_constants=_check_binary_constants,
     doc="""``%r = cstyle.binary "+" %a, %b : f32``: ``a + b``; comparisons and ``&&``/``||`` give i1. The type
-    after ``:`` is the operands' type.""",
+    after ``:`` is the operands' type; ``+ - * /`` also take two float vectors of one type (lane by lane).""",
 )  # fmt: skip
 CastOp = target_ops.make_conversion_op(
     "cstyle", "cast", IN_FUNC, check=_check_computable,
@@ -436,14 +517,105 @@ CallOp = target_ops.make_call_op(
 )  # fmt: skip
 
 
-EXPRESSION_OPS = (LiteralOp, UnaryOp, BinaryOp, SelectOp, CastOp, BitcastOp, CallOp, LoadOp, ReadOp)
+@irdl_op_definition
+class VectorOp(IRDLOperation):
+    """``%v = cstyle.vector %a, %b, %c, %d : vector<4xf32>``: ``(kiln_f32x4){a, b, c, d}``, a vector of the
+    scalars, one per lane."""
+
+    name = "cstyle.vector"
+
+    elements = var_operand_def()
+    result = result_def()
+    traits = traits_def(IN_FUNC, Pure())
+
+    def __init__(self, elements: Sequence[SSAValue], t: VectorType):
+        super().__init__(operands=[list(elements)], result_types=[t])
+
+    def verify_(self) -> None:
+        t = self.result.type
+        if not is_vector_type(t):
+            raise VerifyException(f"cstyle.vector makes a vector of 2, 4, 8 or 16 f32 or f64, not {t}")
+        assert isinstance(t, VectorType)
+        if len(self.elements) != t.get_shape()[0]:
+            raise VerifyException(f"cstyle.vector of {t} needs {t.get_shape()[0]} elements, got {len(self.elements)}")
+        for e in self.elements:
+            if e.type != t.get_element_type():
+                raise VerifyException(f"cstyle.vector of {t} takes {t.get_element_type()} elements, got {e.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VectorOp:
+        elements = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_operand)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        return cls.create(operands=elements, result_types=[t], attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.elements, printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class ExtractOp(IRDLOperation):
+    """``%x = cstyle.extract %v[3] : vector<8xf32>``: ``v[3]``, one lane of a vector (the type after ``:`` is
+    the vector's; the result is its element)."""
+
+    name = "cstyle.extract"
+
+    vector = operand_def()
+    lane = prop_def(IntAttr)
+    result = result_def()
+    traits = traits_def(IN_FUNC, Pure())
+
+    def __init__(self, vector: SSAValue, lane: int):
+        t = vector.type
+        assert isinstance(t, VectorType)
+        super().__init__(operands=[vector], properties={"lane": IntAttr(lane)}, result_types=[t.get_element_type()])
+
+    def verify_(self) -> None:
+        t = self.vector.type
+        if not is_vector_type(t):
+            raise VerifyException(f"cstyle.extract takes a vector of f32 or f64, not {t}")
+        assert isinstance(t, VectorType)
+        if not 0 <= self.lane.data < t.get_shape()[0]:
+            raise VerifyException(f"cstyle.extract lane {self.lane.data} is outside {t}")
+        if self.result.type != t.get_element_type():
+            raise VerifyException(f"cstyle.extract of {t} gives {t.get_element_type()}, not {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExtractOp:
+        vector = parser.parse_operand()
+        lane = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        element = t.get_element_type() if isinstance(t, VectorType) else t
+        if len(lane) != 1:
+            parser.raise_error("cstyle.extract takes one lane number")
+        return cls.create(
+            operands=[vector], properties={"lane": IntAttr(lane[0])}, result_types=[element], attributes=attributes
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.vector)
+        printer.print_string(f"[{self.lane.data}]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.vector.type)
+
+
+EXPRESSION_OPS = (LiteralOp, UnaryOp, BinaryOp, SelectOp, CastOp, BitcastOp, CallOp, LoadOp, ReadOp, VectorOp, ExtractOp)
 """Ops that compute one value and change nothing (loads and reads depend on memory, the others do not)."""
 
 CStyle = Dialect(
     "cstyle",
     [
         FuncOp, ForOp, IfOp, DeclOp, AssignOp, ReadOp, LoadOp, StoreOp,
-        LiteralOp, UnaryOp, BinaryOp, SelectOp, CastOp, BitcastOp, CallOp,
+        LiteralOp, UnaryOp, BinaryOp, SelectOp, CastOp, BitcastOp, CallOp, VectorOp, ExtractOp,
     ],
     [PtrType, VarType],
 )  # fmt: skip
@@ -458,4 +630,9 @@ __all__ = [
     "STORAGE_ONLY",
     "UNARY_OPERATORS",
     "UNPROMOTED",
+    "VECTOR_ELEMENTS",
+    "VECTOR_LANES",
+    "is_vector_type",
+    "vector_tag",
+    "vector_types",
 ]

@@ -4,8 +4,12 @@ The function follows the CPU calling convention (docs/internals.md): the ``uop.p
 (a buffer is ``T *restrict``, ``const`` when the kernel never stores to it; ``index`` is ``int64_t``), then
 ``int64_t core_start, int64_t core_end``. The kernel's attributes (``symbols``, ``core_extent``,
 ``core_work``, ...) move to the function unchanged. Range/end and if/endif brackets become ``cstyle.for`` and
-``cstyle.if`` regions, accumulators become local variables, and vectors are scalarized: a ``vector<4xf32>``
-value is four C scalars, a vector load four loads of consecutive elements.
+``cstyle.if`` regions, accumulators become local variables. Float vectors (2-16 lanes of f32/f64) stay C
+vectors where C has the operation: loads, stores, accumulators, ``add sub mul div neg recip max min``, and
+``uop.vectorize``/``uop.const`` as vector literals, so that an upcast register tile reaches the C compiler as
+the few vector statements it is (kernel-optimize's tiles), not as many scalars for gcc's SLP vectorizer to
+pack back (slowly, and not always well). Any other op takes such a value lane by lane (``cstyle.extract``),
+and other vectors are scalarized: a ``vector<4xi32>`` value is four C scalars, its load four loads.
 
 Every ALU op, cast and constant is rewritten so that C computes exactly kiln's meaning, never C's undefined
 behaviour (docs/dialects/cstyle.md has the table):
@@ -27,7 +31,7 @@ behaviour (docs/dialects/cstyle.md has the table):
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
@@ -76,12 +80,38 @@ class ConvertUopToCStyle(ConvertUopToTarget):
             Rewriter.replace_op(kernel, _KernelConverter(kernel).convert())
 
 
+_VECTOR_KINDS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "neg": "-", "recip": "/", "max": "", "min": ""}
+"""Float ALU kinds C computes on whole vectors: an operator (``recip`` is ``1 / x``), or ``kiln_max``/``min``."""
+
+
+class _Lanes(dict):
+    """uop value -> its C values, one per lane; a value held as a C vector gives ``cstyle.extract`` of each lane,
+    made where it is asked for (and not kept: the next use may be in another block)."""
+
+    def __init__(self, converter: _KernelConverter):
+        super().__init__()
+        self.converter = converter
+
+    def __missing__(self, value: SSAValue) -> list[SSAValue]:
+        vector = self.converter.vectors[value]
+        assert isinstance(vector.type, VectorType)
+        return [self.converter._add(cstyle.ExtractOp(vector, k)).result for k in range(vector.type.get_shape()[0])]
+
+
 class _KernelConverter(KernelConverter):
     """Converts one kernel into a ``cstyle.func``."""
 
     FOR, IF, CELL = cstyle.ForOp, cstyle.IfOp, (cstyle.DeclOp, cstyle.ReadOp, cstyle.AssignOp)
     LITERAL, UNARY, BINARY = cstyle.LiteralOp, cstyle.UnaryOp, cstyle.BinaryOp
     SELECT, CALL = cstyle.SelectOp, cstyle.CallOp
+
+    def __init__(self, kernel: uop.UopKernelOp):
+        super().__init__(kernel)
+        self.lanes = _Lanes(self)
+        self.vectors: dict[SSAValue, SSAValue] = {}
+        """uop value -> its C vector value (``cstyle.is_vector_type``), for the values kept as vectors."""
+        self.vector_vars: dict[SSAValue, SSAValue] = {}
+        """uop accumulator -> the C vector variable that holds it."""
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -108,6 +138,10 @@ class _KernelConverter(KernelConverter):
             return cstyle.PtrType(t.element_type, const=not stored, restrict=True)
         return c_type(t)
 
+    def _convert_op(self, op: Operation) -> None:
+        if not self._convert_vector_op(op):
+            super()._convert_op(op)
+
     def _convert_target_op(self, op: Operation) -> None:
         match op:
             case uop.SpecialOp():
@@ -129,6 +163,70 @@ class _KernelConverter(KernelConverter):
                 raise error_at(op, f"{op.name} needs a GPU workgroup; the C target runs a kernel on CPU threads")
             case _:
                 raise error_at(op, f"convert-uop-to-cstyle cannot convert {op.name}")
+
+    # -- vectors --------------------------------------------------------------------------------
+
+    def _convert_vector_op(self, op: Operation) -> bool:
+        """Convert ``op`` on whole C vectors if it makes or takes one that C keeps as a vector; else False."""
+        match op:
+            case uop.ConstOp() | uop.VectorizeOp() if cstyle.is_vector_type(op.results[0].type):
+                super()._convert_op(op)  # the lanes, for scalar users; vector users share one vector literal
+                self._define_vector(op, self._add(cstyle.VectorOp(self.lanes[op.results[0]], op.results[0].type)))
+            case uop.ExtractOp() if op.vector not in self.lanes:  # held as a vector alone (not a literal's lanes)
+                self._define(op, [self._add(cstyle.ExtractOp(self.vectors[op.vector], op.lane.value.data)).result])
+            case uop.LoadOp() if cstyle.is_vector_type(op.result.type):
+                gate = self._scalar(op.gate) if op.gate is not None else None
+                load = cstyle.LoadOp(self._scalar(op.ptr), self._scalar(op.index), gate, op.result.type)
+                self._define_vector(op, self._add(load))
+            case uop.StoreOp() if cstyle.is_vector_type(op.value.type):
+                ptr, index, value = self._scalar(op.ptr), self._scalar(op.index), self._vector(op.value)
+                with self._only_where(op.gate):
+                    self._add(cstyle.StoreOp(ptr, index, value))
+            case uop.DefineAccOp() if cstyle.is_vector_type(op.init.type):
+                var = self._add(cstyle.DeclOp(self._vector(op.init))).results[0]
+                var.name_hint = op.result.name_hint
+                self.vector_vars[op.result] = var
+            case uop.AccGetOp() if op.acc in self.vector_vars:
+                self._define_vector(op, self._add(cstyle.ReadOp(self.vector_vars[op.acc])))
+            case uop.AccSetOp() if op.acc in self.vector_vars:
+                self._add(cstyle.AssignOp(self.vector_vars[op.acc], self._vector(op.value)))
+            case AluOp() if self._is_vector_alu(op):
+                self._define_vector(op, self._vector_alu(op).owner)
+            case _:
+                return False
+        return True
+
+    def _is_vector_alu(self, op: AluOp) -> bool:
+        t = op.results[0].type
+        return (
+            op.alu_kind in _VECTOR_KINDS
+            and cstyle.is_vector_type(t)
+            and all(v.type == t for v in op.operands)
+        )
+
+    def _vector_alu(self, op: AluOp) -> SSAValue:
+        kind, t = op.alu_kind, op.results[0].type
+        xs = [self._vector(v) for v in op.operands]
+        if kind == "neg":
+            return self._unary("-", xs[0])
+        if kind == "recip":
+            one = self._literal(1.0, t.get_element_type())
+            return self._binary("/", self._add(cstyle.VectorOp([one] * t.get_shape()[0], t)).result, xs[0])
+        if kind in ("max", "min"):
+            return self._call(f"kiln_{kind}_{cstyle.vector_tag(t)}", *xs)
+        return self._binary(_VECTOR_KINDS[kind], *xs)
+
+    def _vector(self, value: SSAValue) -> SSAValue:
+        """The C vector of the uop value ``value``: the one it is held as, else one made here of its lanes."""
+        if value in self.vectors:
+            return self.vectors[value]
+        return self._add(cstyle.VectorOp(self.lanes[value], value.type)).result
+
+    def _define_vector(self, op: Operation, new: Operation) -> None:
+        vector = new.results[0]
+        if vector.name_hint is None:
+            vector.name_hint = op.results[0].name_hint
+        self.vectors[op.results[0]] = vector
 
     def _special(self, op: uop.SpecialOp) -> None:
         name = op.special.data
@@ -239,7 +337,11 @@ class _KernelConverter(KernelConverter):
         being filled and its result is written back to it (the C emitter's ``kiln_running_*`` helpers)."""
         read = {o.owner.acc for o in op.operands if isinstance(o.owner, uop.AccGetOp)}
         written = {u.operation.acc for u in op.results[0].uses if isinstance(u.operation, uop.AccSetOp)}
-        return any(self.lanes[acc][0].owner.parent_block() is not self.block for acc in read & written)
+        return any(self._variable(acc).owner.parent_block() is not self.block for acc in read & written)
+
+    def _variable(self, acc: SSAValue) -> SSAValue:
+        """The (first) C variable of the uop accumulator ``acc``."""
+        return self.vector_vars[acc] if acc in self.vector_vars else self.lanes[acc][0]
 
     def _bool_alu(self, op: AluOp, kind: str, xs: list[SSAValue]) -> SSAValue:
         bool_ops = {**_OPERATORS, "max": "|", "min": "&"}

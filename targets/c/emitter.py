@@ -12,6 +12,14 @@ becomes a named local, ``float v = ...;``. Operands are parenthesized by C prece
 ``-Wparentheses`` would ask for it. An integer literal is cast to its type where C would otherwise compute in
 ``int``: as the left operand of a shift, or when both operands of an operator are literals.
 
+Float vectors (``vector<8xf32>``) are gcc/clang vector extension types, ``typedef float kiln_f32x8
+__attribute__((vector_size(32)))``: operators work lane by lane, ``(kiln_f32x8){a, ...}`` builds one, ``v[k]``
+reads a lane. A vector load or store goes through ``kiln_f32x8_u``, the same type with the alignment of a float
+and ``may_alias`` (as gcc's own ``_mm256_loadu_ps``): ``*(const kiln_f32x8_u *)(p + i)`` reads ``p[i]`` to
+``p[i + 7]`` wherever they are. ``kiln_max_f32x8`` picks lanes with the comparison masks. Vector helpers pass
+vectors by value between inlined static functions, so gcc's ``-Wpsabi`` note (the ABI of a 32-byte vector
+argument without AVX) is switched off for the unit.
+
 Storage types: ``kiln_bf16`` is ``uint16_t``; ``kiln_f16`` is ``_Float16`` where the compiler has it
 (``__FLT16_MAX__``) and ``uint16_t`` otherwise or when ``KILN_NO_FLOAT16`` is defined; the conversion helpers
 round to nearest even either way. The helpers assume IEEE floats (C Annex F) and no ``-ffast-math``.
@@ -26,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, VectorType
 from xdsl.dialects.func import FuncOp as HostFuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -53,6 +61,8 @@ MAX_INLINE_DEPTH = 32
 
 
 def c_type_name(t: Attribute) -> str:
+    if isinstance(t, VectorType):
+        return f"kiln_{cstyle.vector_tag(t)}"
     return C_TYPES[dtype_name(t)]
 
 
@@ -208,6 +218,35 @@ def _float_helpers() -> dict[str, Piece]:
     return out
 
 
+def _vector_pieces() -> dict[str, Piece]:
+    """Per vector type: the value typedef, the unaligned access typedef (``_u``) and NaN-propagating
+    ``max``/``min`` (the scalar helpers' bit-mask choice, with the comparisons' all-ones lane masks)."""
+    out: dict[str, Piece] = {"KILN_VECTORS": Piece(_VECTORS)}
+    for v in cstyle.vector_types():
+        name, lanes = c_type_name(v), v.get_shape()[0]
+        element = c_type_name(v.get_element_type())
+        size = lanes * bitwidth(v.get_element_type()) // 8
+        mask = f"int{bitwidth(v.get_element_type())}_t"
+        out[name] = Piece(
+            f"typedef {element} {name} __attribute__((vector_size({size})));\n"
+            f"typedef {element} {name}_u __attribute__((vector_size({size}), aligned(sizeof({element})), may_alias));\n"
+            f"typedef {mask} {name}_mask __attribute__((vector_size({size})));",
+            ("KILN_VECTORS",),
+        )
+        for kind, op in (("max", ">"), ("min", "<")):
+            out[f"kiln_{kind}_{cstyle.vector_tag(v)}"] = Piece(
+                f"static inline {name} kiln_{kind}_{cstyle.vector_tag(v)}({name} a, {name} b) {{\n"
+                f"  {name}_mask pick_a = (a != a) | (a {op} b);\n"
+                f"  return ({name})((({name}_mask)a & pick_a) | (({name}_mask)b & ~pick_a));\n}}",
+                (name,),
+            )
+    return out
+
+
+_VECTORS = """\
+#pragma GCC diagnostic ignored "-Wpsabi" /* vectors pass by value only between inlined static helpers */"""
+
+
 def _int_helpers(t: str) -> dict[str, Piece]:
     """Division, remainder and shifts of one integer type, defined for every operand."""
     c, w = C_TYPES[t], bitwidth(DTYPES[t])
@@ -255,6 +294,7 @@ PRELUDE: dict[str, Piece] = {
     "kiln_f64_to_i64": Piece(_F64_TO_I64),
     "kiln_f64_to_ui64": Piece(_F64_TO_UI64, ("kiln_f64_to_i64",)),
     **_float_helpers(),
+    **_vector_pieces(),
     **{name: piece for t in INTEGER_TYPES for name, piece in _int_helpers(t).items()},
 }
 """Every prelude definition by name, in an order where each comes after what it needs."""
@@ -271,8 +311,8 @@ class _Prelude(Prelude):
         self.headers: set[str] = {"stdint.h"}
 
     def use_type(self, t: Attribute) -> None:
-        if t in cstyle.STORAGE_ONLY:
-            self.use(C_TYPES[dtype_name(t)])
+        if t in cstyle.STORAGE_ONLY or isinstance(t, VectorType):
+            self.use(c_type_name(t))
 
     def use_function(self, f: cstyle.CFunction) -> None:
         if f.header is not None:
@@ -369,7 +409,7 @@ _RESERVED = _C_KEYWORDS | set(cstyle.LIBRARY) | set(PRELUDE) | set(_LITERAL_MACR
 _DEFAULT_NAMES = {
     cstyle.LoadOp: "val", cstyle.ReadOp: "cur", cstyle.DeclOp: "acc", cstyle.CastOp: "cast",
     cstyle.BitcastOp: "bits", cstyle.CallOp: "alu", cstyle.BinaryOp: "alu", cstyle.UnaryOp: "alu",
-    cstyle.SelectOp: "alu", cstyle.ForOp: "ridx",
+    cstyle.SelectOp: "alu", cstyle.ForOp: "ridx", cstyle.VectorOp: "vec", cstyle.ExtractOp: "lane",
 }  # fmt: skip
 
 
@@ -473,7 +513,9 @@ class _FunctionPrinter(BodyPrinter):
     # -- statements -----------------------------------------------------------------------------
 
     def _statement(self, op: Operation, depth: int) -> None:
-        if op not in self.inline:
+        if isinstance(op, cstyle.StoreOp) and isinstance(op.value.type, VectorType):
+            self._line(depth, f"{self._vector_access(op.ptr, op.index, op.value.type)} = {self._text(op.value)};")
+        elif op not in self.inline:
             super()._statement(op, depth)
 
     def _text(self, value: SSAValue) -> str:
@@ -521,15 +563,34 @@ class _FunctionPrinter(BodyPrinter):
                 self.prelude.use_function(op.function)
                 args = ", ".join(self._operand(a).text for a in op.args)
                 return _Expr(f"{op.callee.data}({args})", PRIMARY)
+            case cstyle.LoadOp() if isinstance(op.result.type, VectorType):
+                t = self._value_type(op.result.type)
+                vector = _Expr(f"({t}){self._vector_access(op.ptr, op.index, op.result.type)}", UNARY)
+                if op.gate is None:
+                    return vector
+                return _conditional(self._operand(op.gate), vector, _Expr(f"({t}){{0}}", PRIMARY))
             case cstyle.LoadOp():
                 self.prelude.use_type(op.result.type)
                 element = _Expr(f"{self.names[op.ptr]}[{self._operand(op.index).text}]", PRIMARY)
                 if op.gate is None:
                     return element
                 return _conditional(self._operand(op.gate), element, _Expr("0", PRIMARY))
+            case cstyle.VectorOp():
+                elements = ", ".join(self._operand(e).text for e in op.elements)
+                return _Expr(f"({self._value_type(op.result.type)}){{{elements}}}", PRIMARY)
+            case cstyle.ExtractOp():
+                vector = self._operand(op.vector)
+                return _Expr(f"{_wrap(vector, vector.precedence < PRIMARY)}[{op.lane.data}]", PRIMARY)
             case cstyle.ReadOp():
                 return _Expr(self.names[op.var], PRIMARY)
         raise error_at(op, f"the C emitter cannot emit {op.name}")
+
+    def _vector_access(self, ptr: SSAValue, index: SSAValue, t: Attribute) -> str:
+        """``*(kiln_f32x8_u *)(p + i)``: the vector of consecutive elements from ``p[i]``, of any alignment."""
+        const = "const " if isinstance(ptr.type, cstyle.PtrType) and ptr.type.is_const else ""
+        offset = self._operand(index)
+        address = self.names[ptr] if offset.text == "0" else f"{self.names[ptr]} + {_wrap(offset, offset.precedence <= ADD)}"
+        return f"*({const}{self._value_type(t)}_u *)({address})"
 
     def _typed(self, literal: _Expr, t: Attribute) -> _Expr:
         """An integer literal with the C type of ``t`` (a bare one is an ``int``)."""

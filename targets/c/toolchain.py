@@ -16,6 +16,11 @@ and with trapping math gcc refuses to if-convert a float ``?:`` (a comparison ma
 clamps of the software ``exp`` stayed branches that jump threading then multiplied: softmax over 4096x4096 ran
 scalar (474 ms against 136 ms with the flag, 2 cores under load). It changes no result: NaNs, infinities, signed
 zeros and rounding are kept (that is ``-ffinite-math-only``, ``-fno-signed-zeros``, ``-frounding-math``).
+``-fschedule-insns -fsched-pressure``: without the scheduling pass before register allocation, gcc 12 folds a
+register tile's vector loads into every FMA that uses them (a 4x16 f32 tile: 12 loads per 8 FMAs instead of 6,
+so the loop is load-bound on znver3's two 256-bit load ports); with it each load is one register, as LLVM's code
+has (ResNet-50's 1x1 64->256 layer: 1.8 -> 1.25 ms at best, cpu-llvm 1.24 ms; docs/performance.md "cpu-c,
+session 7"). The pressure-aware variant keeps the schedule from spilling.
 
 Cache: the ``.so`` lives in the disk cache (namespace ``c-so``) under a key of the source, the compiler's path
 and the first line of its ``--version``, the flags, and the host CPU (``-march=native`` code is only valid on the
@@ -44,7 +49,7 @@ from kiln.targets.loaded import LoadedKernels
 from kiln.capabilities.description import host_cpu
 
 DEFAULT_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-tree-loop-vectorize",
-                 "-ftree-loop-if-convert", "-std=c11")
+                 "-ftree-loop-if-convert", "-fschedule-insns", "-fsched-pressure", "-std=c11")
 SHARED_LIBRARY_FLAGS = ("-fPIC", "-shared")
 CHECK_FLAGS = ("-std=c11", "-Wall", "-Werror", "-fsyntax-only")
 LIBRARY_NAMESPACE = "c-so"

@@ -314,7 +314,7 @@ def test_if_endif_guards_a_store(loops: Library) -> None:
     assert "if (" in loops.source
 
 
-def test_vectors_are_scalarized(loops: Library) -> None:
+def test_float_vectors_stay_c_vectors_and_the_rest_goes_lane_by_lane(loops: Library) -> None:
     n = 3
     x = np.random.default_rng(3).standard_normal((n, 4), dtype=np.float32)
     out, sums = np.zeros((n, 4), dtype=np.float32), np.zeros(4, dtype=np.float32)
@@ -322,6 +322,44 @@ def test_vectors_are_scalarized(loops: Library) -> None:
     w = x * np.array([1, 2, 3, 4], dtype=np.float32)
     np.testing.assert_array_equal(out, np.where(w > 0, w, 0)[:, ::-1])
     np.testing.assert_allclose(sums, x.sum(axis=0), rtol=1e-5)
+    assert "kiln_f32x4 acc = " in loops.source and "(const kiln_f32x4_u *)" in loops.source
+
+
+VECTOR_KINDS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
+                "min": np.minimum, "neg": np.negative, "recip": lambda a: np.divide(a.dtype.type(1), a)}  # fmt: skip
+
+
+def test_vector_ops_match_numpy_bit_for_bit() -> None:
+    """Vector arithmetic and the mask-picking ``kiln_max``/``kiln_min`` of each lane: every pair of special
+    values, signed zeros and nans included, as numpy computes them one element at a time."""
+    kernels = []
+    for t, lanes in (("f32", 8), ("f64", 4)):
+        v = f"vector<{lanes}x{t}>"
+        for kind in VECTOR_KINDS:
+            unary = kind in ("neg", "recip")
+            operands, load_b = ("%a", "") if unary else ("%a, %b", f"  %b = uop.load %y[%at] : {v}\n")
+            kernels.append(
+                f"uop.kernel @{kind}_{t} attributes {{symbols = []}} {{\n"
+                f"  %x = uop.param 0 : !uop.ptr<{t}>\n  %y = uop.param 1 : !uop.ptr<{t}>\n"
+                f"  %out = uop.param 2 : !uop.ptr<{t}>\n  %lo = uop.special core_start : index\n"
+                f"  %hi = uop.special core_end : index\n  %w = uop.const {lanes} : index\n"
+                f"  %i = uop.range %lo, %hi : index\n  %at = uop.mul %i, %w : index\n"
+                f"  %a = uop.load %x[%at] : {v}\n{load_b}"
+                f"  %r = uop.{kind} {operands} : {v}\n  uop.store %out[%at], %r : {v}\n  uop.end %i\n}}\n"
+            )
+    library = build("".join(kernels))
+    for t, lanes in (("f32", 8), ("f64", 4)):
+        assert f"kiln_max_{t}x{lanes}(" in library.source and f"kiln_{t}x{lanes} " in library.source
+        pairs = len(FLOAT_VALUES) ** 2
+        padded = -(-pairs // lanes) * lanes
+        a = array([v for v in FLOAT_VALUES for _ in FLOAT_VALUES] + [1.0] * (padded - pairs), t)
+        b = array([v for _ in FLOAT_VALUES for v in FLOAT_VALUES] + [1.0] * (padded - pairs), t)
+        for kind, ref in VECTOR_KINDS.items():
+            out = np.zeros_like(a)
+            library[f"{kind}_{t}"](a, b, out, 0, padded // lanes)
+            with np.errstate(all="ignore"):
+                want = ref(a, b) if kind not in ("neg", "recip") else ref(a)
+            assert_same_floats(out, want)
 
 
 def test_parameters_follow_the_cpu_calling_convention(loops: Library) -> None:

@@ -65,7 +65,7 @@ cstyle.func c @k(%x: !cstyle.ptr<f32>, %i: f32) {
 // -----
 
 cstyle.func c @k(%x: !cstyle.ptr<f32>, %i: i64) {
-  // expected-error@+1 {{cstyle.load from a !cstyle.ptr<f32> gives f32, not f64}}
+  // expected-error@+1 {{cstyle.load from a !cstyle.ptr<f32> gives f32 or a vector of it, not f64}}
   %v = cstyle.load %x[%i] : f64
 }
 
@@ -215,4 +215,42 @@ cstyle.func c @k(%a: f32, %b: f64) {
 cstyle.func c @k(%a: f32) {
   // expected-error@+1 {{expected a !cstyle.var value, got f32}}
   cstyle.assign %a = %a
+}
+
+// -----
+
+// Float vectors: only the arithmetic operators take them.
+cstyle.func c @k(%p: !cstyle.ptr<f32>, %i: i64) {
+  %v = cstyle.load %p[%i] : vector<8xf32>
+  // expected-error@+1 {{operator '<' does not take vectors (vector<8xf32>); only + - * / do}}
+  %c = cstyle.binary "<" %v, %v : vector<8xf32>
+}
+
+// -----
+
+cstyle.func c @k(%p: !cstyle.ptr<f32>, %i: i64) {
+  // expected-error@+1 {{cstyle.load from a !cstyle.ptr<f32> gives f32 or a vector of it, not vector<4xf64>}}
+  %v = cstyle.load %p[%i] : vector<4xf64>
+}
+
+// -----
+
+cstyle.func c @k(%a: f32) {
+  // expected-error@+1 {{cstyle.vector of vector<4xf32> needs 4 elements, got 2}}
+  %v = cstyle.vector %a, %a : vector<4xf32>
+}
+
+// -----
+
+cstyle.func c @k(%a: i32) {
+  // expected-error@+1 {{cstyle.vector makes a vector of 2, 4, 8 or 16 f32 or f64, not vector<2xi32>}}
+  %v = cstyle.vector %a, %a : vector<2xi32>
+}
+
+// -----
+
+cstyle.func c @k(%a: f32) {
+  %v = cstyle.vector %a, %a : vector<2xf32>
+  // expected-error@+1 {{cstyle.extract lane 2 is outside vector<2xf32>}}
+  %x = cstyle.extract %v[2] : vector<2xf32>
 }

@@ -97,3 +97,31 @@ cstyle.func c @expressions(%p: !cstyle.ptr<bf16>, %q: !cstyle.ptr<i8, restrict>,
   cstyle.store %q[%e32] = %q2
 // CHECK-NEXT: }
 }
+
+// Float vectors: load, build, extract, arithmetic, a vector variable, the max helper, a gated load, a store.
+// CHECK-LABEL: cstyle.func c @vectors(%p: !cstyle.ptr<f32>, %i: i64, %g: i1) {
+cstyle.func c @vectors(%p: !cstyle.ptr<f32>, %i: i64, %g: i1) {
+  // CHECK-NEXT: %v = cstyle.load %p[%i] : vector<4xf32>
+  %v = cstyle.load %p[%i] : vector<4xf32>
+  // CHECK-NEXT: %w = cstyle.load %p[%i] if %g : vector<4xf32>
+  %w = cstyle.load %p[%i] if %g : vector<4xf32>
+  // CHECK-NEXT: %x = cstyle.extract %v[3] : vector<4xf32>
+  %x = cstyle.extract %v[3] : vector<4xf32>
+  // CHECK-NEXT: %b = cstyle.vector %x, %x, %x, %x : vector<4xf32>
+  %b = cstyle.vector %x, %x, %x, %x : vector<4xf32>
+  // CHECK-NEXT: %s = cstyle.binary "*" %b, %w : vector<4xf32>
+  %s = cstyle.binary "*" %b, %w : vector<4xf32>
+  // CHECK-NEXT: %n = cstyle.unary "-" %s : vector<4xf32>
+  %n = cstyle.unary "-" %s : vector<4xf32>
+  // CHECK-NEXT: %acc = cstyle.decl %n : vector<4xf32>
+  %acc = cstyle.decl %n : vector<4xf32>
+  // CHECK-NEXT: %cur = cstyle.read %acc : vector<4xf32>
+  %cur = cstyle.read %acc : vector<4xf32>
+  // CHECK-NEXT: %m = cstyle.call @kiln_max_f32x4(%cur, %v) : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+  %m = cstyle.call @kiln_max_f32x4(%cur, %v) : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+  // CHECK-NEXT: cstyle.assign %acc = %m
+  cstyle.assign %acc = %m
+  // CHECK-NEXT: cstyle.store %p[%i] = %m : vector<4xf32>
+  cstyle.store %p[%i] = %m : vector<4xf32>
+// CHECK-NEXT: }
+}

@@ -69,28 +69,32 @@ uop.kernel @gates attributes {symbols = []} {
   uop.endif
 }
 
-// Vectors are scalarized: one value per lane; a vector access touches consecutive elements.
+// Vectors C has no vector type for (integers here; f32/f64 stay vectors: vectors.mlir) are scalarized: one
+// value per lane; a vector access touches consecutive elements.
 // CHECK-LABEL: cstyle.func c @vectors(
 // CHECK-NEXT:    %[[ONE:.*]] = cstyle.literal 1 : i64
 // CHECK-NEXT:    %[[I1:.*]] = cstyle.binary "+" %core_start, %[[ONE]] : i64
-// CHECK-NEXT:    %v = cstyle.load %x[%core_start] : f32
-// CHECK-NEXT:    %[[V1:.*]] = cstyle.load %x[%[[I1]]] : f32
-// CHECK-NEXT:    %s = cstyle.binary "+" %v, %v : f32
-// CHECK-NEXT:    %[[S1:.*]] = cstyle.binary "+" %[[V1]], %[[V1]] : f32
+// CHECK-NEXT:    %v = cstyle.load %x[%core_start] : i32
+// CHECK-NEXT:    %[[V1:.*]] = cstyle.load %x[%[[I1]]] : i32
+// CHECK-NEXT:    %[[S:.*]] = cstyle.cast %v : i32 -> ui32
+// CHECK-NEXT:    %[[S2:.*]] = cstyle.cast %v : i32 -> ui32
+// CHECK-NEXT:    %[[S3:.*]] = cstyle.binary "+" %[[S]], %[[S2]] : ui32
+// CHECK-NEXT:    %s = cstyle.cast %[[S3]] : ui32 -> i32
+// CHECK:         %[[S1:.*]] = cstyle.cast %{{.*}} : ui32 -> i32
 // CHECK-NEXT:    %[[ONE2:.*]] = cstyle.literal 1 : i64
 // CHECK-NEXT:    %[[J1:.*]] = cstyle.binary "+" %core_start, %[[ONE2]] : i64
 // CHECK-NEXT:    cstyle.store %out[%core_start] = %[[S1]]
 // CHECK-NEXT:    cstyle.store %out[%[[J1]]] = %s
 uop.kernel @vectors attributes {symbols = []} {
-  %x = uop.param 0 : !uop.ptr<f32>
-  %out = uop.param 1 : !uop.ptr<f32>
+  %x = uop.param 0 : !uop.ptr<i32>
+  %out = uop.param 1 : !uop.ptr<i32>
   %i = uop.special core_start : index
-  %v = uop.load %x[%i] : vector<2xf32>
-  %s = uop.add %v, %v : vector<2xf32>
-  %hi = uop.extract %s[1] : vector<2xf32>
-  %lo = uop.extract %s[0] : vector<2xf32>
-  %swapped = uop.vectorize %hi, %lo : vector<2xf32>
-  uop.store %out[%i], %swapped : vector<2xf32>
+  %v = uop.load %x[%i] : vector<2xi32>
+  %s = uop.add %v, %v : vector<2xi32>
+  %hi = uop.extract %s[1] : vector<2xi32>
+  %lo = uop.extract %s[0] : vector<2xi32>
+  %swapped = uop.vectorize %hi, %lo : vector<2xi32>
+  uop.store %out[%i], %swapped : vector<2xi32>
 }
 
 // A float max/min that steps an accumulator declared outside its loop calls kiln_running_max_* (a loop-carried
