@@ -5,7 +5,7 @@ call computes (docs/internals.md, "CPU calling convention"). A launch whose esti
 ``core_work``) is at least ``PARALLEL_MIN_WORK`` is cut into contiguous chunks: one per thread, and up to
 ``CHUNKS_PER_THREAD`` per thread when every chunk still holds ``CHUNK_MIN_WORK``. The chunks are a whole number
 per thread and differ in size by at most one index: 5 chunks on 2 threads leave one thread 3 to run while the
-other waits after 2 (a fifth of the launch lost), and a short last chunk does the same. The calling thread runs the
+other waits after 2 (3/5 of the one-thread time instead of 1/2), and a short last chunk does the same. The calling thread runs the
 first chunk itself and then takes chunks no worker has taken yet, so a worker that another process keeps off its
 core delays a launch by at most the chunk it holds. Smaller launches run inline.
 
@@ -103,8 +103,8 @@ class ThreadPool:
             return ((0, extent),)
         parts = min(extent, self.size * CHUNKS_PER_THREAD, work // CHUNK_MIN_WORK)
         parts = min(extent, max(self.size, parts - parts % self.size))
-        size, longer = divmod(extent, parts)
-        bounds = [i * size + min(i, longer) for i in range(parts + 1)]
+        length, longer = divmod(extent, parts)  # the first `longer` chunks get one index more
+        bounds = [i * length + min(i, longer) for i in range(parts + 1)]
         return tuple(zip(bounds, bounds[1:]))
 
     def run(self, fn: Callable[..., object], args: Sequence[object], ranges: Sequence[Range]) -> None:
