@@ -5,9 +5,9 @@ call computes (docs/internals.md, "CPU calling convention"). A launch whose esti
 ``core_work``) is at least ``PARALLEL_MIN_WORK`` is cut into contiguous chunks: one per thread, and up to
 ``CHUNKS_PER_THREAD`` per thread when every chunk still holds ``CHUNK_MIN_WORK``. The chunks are a whole number
 per thread and differ in size by at most one index: 5 chunks on 2 threads leave one thread 3 to run while the
-other waits after 2 (3/5 of the one-thread time instead of 1/2), and a short last chunk does the same. The calling thread runs the
-first chunk itself and then takes chunks no worker has taken yet, so a worker that another process keeps off its
-core delays a launch by at most the chunk it holds. Smaller launches run inline.
+other waits after 2 (3/5 of the one-thread time instead of 1/2), and a short last chunk does the same. The
+calling thread runs the first chunk itself and then takes chunks no worker has taken yet, so a worker that
+another process keeps off its core delays a launch by at most the chunk it holds. Smaller launches run inline.
 
 The workers are native (``runtime/runner.c``, driven by ``kiln.runtime.native``): they spin ``SPIN_US`` waiting
 for the next launch and then sleep, so a hand-off costs about a microsecond while launches follow each other and
