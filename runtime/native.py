@@ -47,7 +47,7 @@ class Runner:
         self.pool_size.argtypes = (ctypes.c_void_p,)
         self.pool_size.restype = ctypes.c_int32
         self.run = library.kiln_run
-        self.run.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+        self.run.argtypes = (ctypes.c_void_p,) * 5
         self.run.restype = None
 
 

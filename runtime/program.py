@@ -71,6 +71,8 @@ MAX_PLANS = 64
 """Symbol bindings whose launch plans an Executable remembers (oldest forgotten first)."""
 
 LaunchArg = tuple[Literal["buf"], int] | tuple[Literal["sym"], str]
+Chunk = tuple[int, float, float]
+"""One chunk of a launch in ``Executable.timeline``: the thread that ran it, its start and end in seconds."""
 
 
 @dataclass(frozen=True)
@@ -302,6 +304,20 @@ Storage = tuple[np.ndarray, int, int]
 """Arena or output storage, as ``_aligned`` makes it: (raw array, offset of the aligned start, aligned address)."""
 
 
+def _recorded(fn: Callable[..., None], record: dict[int, Chunk]) -> Callable[..., None]:
+    """``fn`` that also records each chunk's (thread, start, end) by its first index, for ``timeline`` on the
+    Python launch loop (its workers are the threads named ``kiln-worker-<i>``: thread i + 1)."""
+
+    def run(*args: Any) -> None:
+        start = time.perf_counter()
+        fn(*args)
+        name = threading.current_thread().name
+        thread = int(name.rsplit("-", 1)[1]) + 1 if name.startswith("kiln-worker-") else 0
+        record[args[-2]] = (thread, start, time.perf_counter())
+
+    return run
+
+
 def _aligned(nbytes: int) -> Storage:
     """Fresh storage of ``nbytes``: (raw array, offset of the aligned start, aligned address)."""
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
@@ -367,7 +383,17 @@ class Executable:
         times: list[float] = []
         return self._run(arrays, times), times
 
-    def _run(self, arrays: tuple[Any, ...], times: list[float] | None) -> list[np.ndarray]:
+    def timeline(self, *arrays: Any) -> tuple[list[np.ndarray], list[list[Chunk]]]:
+        """Run once and also return, per launch, its chunks in order, each ``(thread, start, end)``: the thread
+        that ran it (0: a calling thread, 1..: the pool's workers) and its start and end in seconds after the
+        call's first chunk started. Says whether the workers took part in a split launch, and when they joined
+        (docs/debugging.md)."""
+        chunks: list[list[Chunk]] = []
+        return self._run(arrays, None, chunks), chunks
+
+    def _run(
+        self, arrays: tuple[Any, ...], times: list[float] | None, chunks: list[list[Chunk]] | None = None
+    ) -> list[np.ndarray]:
         args, vals, plan = self._bind(arrays)
         self.last_peak_bytes = plan.peak_bytes
         raws: dict[int, tuple[np.ndarray, int]] = {}
@@ -380,35 +406,57 @@ class Executable:
             vals += self._output_addresses(plan, raws, locked)
             vals += plan.symbol_values
             if plan.program is not None:
-                self._run_native(plan, vals, times)
+                self._run_native(plan, vals, times, chunks)
             else:
-                self._run_python(plan, vals, times)
+                self._run_python(plan, vals, times, chunks)
         finally:
             if locked:
                 self._scratch_lock.release()
         return [self._output(o, args, raws) for o in plan.outputs]
 
-    def _run_native(self, plan: _Plan, vals: list[int], times: list[float] | None) -> None:
+    def _run_native(
+        self, plan: _Plan, vals: list[int], times: list[float] | None, chunks: list[list[Chunk]] | None
+    ) -> None:
         """The whole launch list in one call of the native runner."""
         values = np.array(vals, dtype=np.int64)
         elapsed = None if times is None else np.zeros(len(plan.launches))
+        counts = [len(ranges) for _, _, ranges in plan.launches]
+        records = None if chunks is None else np.zeros((sum(counts), 3), dtype=np.int64)
         self._runner.run(  # type: ignore[union-attr]
-            self._pool.native(), plan.program_address, _address(values), None if elapsed is None else _address(elapsed)
+            self._pool.native(),
+            plan.program_address,
+            _address(values),
+            None if elapsed is None else _address(elapsed),
+            None if records is None else _address(records),
         )
         if times is not None:
             times += elapsed.tolist()  # type: ignore[union-attr]
+        if records is not None and chunks is not None:
+            first = int(records[:, 1].min()) if len(records) else 0
+            rows = [(int(t), (s - first) * 1e-9, (e - first) * 1e-9) for t, s, e in records.tolist()]
+            ends = np.cumsum(counts).tolist()
+            chunks += [rows[end - n : end] for n, end in zip(counts, ends)]
 
-    def _run_python(self, plan: _Plan, vals: list[int], times: list[float] | None) -> None:
+    def _run_python(
+        self, plan: _Plan, vals: list[int], times: list[float] | None, chunks: list[list[Chunk]] | None
+    ) -> None:
         """One ctypes call per launch, split launches through the pool's Python workers."""
         pool = self._pool
         for fn, gather, ranges in plan.launches:
             start = time.perf_counter() if times is not None else 0.0
+            record: dict[int, Chunk] = {}  # by each chunk's first index
+            run = fn if chunks is None else _recorded(fn, record)
             if len(ranges) == 1:
-                fn(*gather(vals), *ranges[0])
+                run(*gather(vals), *ranges[0])
             else:
-                pool.run(fn, gather(vals), ranges)
+                pool.run(run, gather(vals), ranges)
             if times is not None:
                 times.append(time.perf_counter() - start)
+            if chunks is not None:
+                chunks.append([record[lo] for lo, _ in ranges])
+        if chunks:
+            first = min((s for launch in chunks for _, s, _ in launch), default=0.0)
+            chunks[:] = [[(t, s - first, e - first) for t, s, e in launch] for launch in chunks]
 
     def peak_bytes(self, **symbols: int) -> int:
         """Bytes of arena and output storage a call with these symbol values uses."""

@@ -9,6 +9,9 @@
  * runs its first chunk, then takes its remaining untaken chunks, and waits until the workers have finished the
  * ones they took.
  *
+ * A call may also record every chunk's thread (0 the caller, 1.. the workers) and its start and end, which shows
+ * whether the workers took part (Executable.timeline).
+ *
  * Waiting: a worker with nothing to do spins (pause instructions, reading one counter) for spin_ns, then sleeps
  * on a condition variable, so an idle process burns no CPU; a caller waiting for its last chunks spins for as
  * long, then sleeps. The job list, the chunk hand-out and the count of unfinished chunks are guarded by the pool's
@@ -56,16 +59,25 @@ typedef struct kiln_job {
   void **args;
   const int64_t *bounds;
   int64_t n_chunks;
+  int64_t *record;             /* NULL, or 3 words per chunk: thread, start and end (CLOCK_MONOTONIC ns) */
   int64_t next;                /* next chunk to hand out (mutex) */
   _Atomic int64_t remaining;   /* chunks not finished; written under the mutex */
   int caller_sleeping;         /* mutex */
   struct kiln_job *prev, *succ; /* the pool's list of jobs with chunks to hand out (mutex) */
 } kiln_job;
 
+typedef struct kiln_pool kiln_pool;
+
 typedef struct {
+  kiln_pool *pool;
+  int32_t index; /* 1.. (the caller is thread 0) */
+} kiln_worker;
+
+struct kiln_pool {
   int32_t size; /* threads in all, the caller included */
   int64_t spin_ns;
   pthread_t *threads;
+  kiln_worker *workers;
   pthread_mutex_t lock;
   pthread_cond_t work; /* a job was posted, or stop */
   pthread_cond_t done; /* a job whose caller sleeps has finished */
@@ -73,7 +85,7 @@ typedef struct {
   _Atomic uint64_t posted; /* bumped at every post: what idle workers spin on */
   int sleepers;
   int stop;
-} kiln_pool;
+};
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -93,8 +105,14 @@ static int64_t take_chunk(kiln_pool *pool, kiln_job *job) {
   return chunk;
 }
 
-static void run_chunk(const kiln_job *job, int64_t chunk) {
+static void run_chunk(const kiln_job *job, int64_t chunk, int32_t thread) {
+  int64_t *record = job->record ? job->record + 3 * chunk : NULL;
+  if (record) {
+    record[0] = thread;
+    record[1] = now_ns();
+  }
   job->fn(job->args, job->bounds[2 * chunk], job->bounds[2 * chunk + 1]);
+  if (record) record[2] = now_ns();
 }
 
 /* One chunk of `job` finished (mutex held). */
@@ -105,14 +123,15 @@ static void finish_chunk(kiln_pool *pool, kiln_job *job) {
 }
 
 static void *work(void *arg) {
-  kiln_pool *pool = arg;
+  const kiln_worker *self = arg;
+  kiln_pool *pool = self->pool;
   pthread_mutex_lock(&pool->lock);
   while (!pool->stop) {
     kiln_job *job = pool->head;
     if (job) {
       int64_t chunk = take_chunk(pool, job);
       pthread_mutex_unlock(&pool->lock);
-      run_chunk(job, chunk);
+      run_chunk(job, chunk, self->index);
       pthread_mutex_lock(&pool->lock);
       finish_chunk(pool, job);
       continue;
@@ -147,7 +166,10 @@ kiln_pool *kiln_pool_create(int32_t size, int64_t spin_ns) {
   pthread_cond_init(&pool->work, NULL);
   pthread_cond_init(&pool->done, NULL);
   pool->threads = calloc((size_t)pool->size, sizeof *pool->threads);
-  if (!pool->threads) {
+  pool->workers = calloc((size_t)pool->size, sizeof *pool->workers);
+  if (!pool->threads || !pool->workers) {
+    free(pool->threads);
+    free(pool->workers);
     free(pool);
     return NULL;
   }
@@ -156,7 +178,10 @@ kiln_pool *kiln_pool_create(int32_t size, int64_t spin_ns) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   int started = 1;
-  while (started < pool->size && pthread_create(&pool->threads[started], NULL, work, pool) == 0) started++;
+  for (; started < pool->size; started++) {
+    pool->workers[started] = (kiln_worker){pool, started};
+    if (pthread_create(&pool->threads[started], NULL, work, &pool->workers[started]) != 0) break;
+  }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pool->size = started; /* fewer threads if the system refused some: still correct, the caller runs the rest */
   return pool;
@@ -173,6 +198,7 @@ void kiln_pool_destroy(kiln_pool *pool) {
   pthread_cond_destroy(&pool->done);
   pthread_mutex_destroy(&pool->lock);
   free(pool->threads);
+  free(pool->workers);
   free(pool);
 }
 
@@ -193,7 +219,7 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   int64_t chunk = 0; /* the loop starts by releasing the mutex taken to post the job */
   for (;;) {
     pthread_mutex_unlock(&pool->lock);
-    run_chunk(job, chunk);
+    run_chunk(job, chunk, 0);
     pthread_mutex_lock(&pool->lock);
     finish_chunk(pool, job);
     if (job->next == job->n_chunks) break;
@@ -218,8 +244,9 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
 }
 
 /* Run every launch of `program` in order with the call's `values` (buffer addresses, symbol values); when
- * `times` is not NULL, store each launch's wall time in seconds there. */
-void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *values, double *times) {
+ * `times` is not NULL, store each launch's wall time in seconds there; when `chunks` is not NULL, each chunk's
+ * thread, start and end (3 words per chunk, in program order). */
+void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *values, double *times, int64_t *chunks) {
   const int64_t *arg_index = (const int64_t *)(program->launches + program->n_launches);
   const int64_t *bounds = arg_index + program->n_args;
   void *stack_args[STACK_ARGS];
@@ -234,9 +261,10 @@ void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *value
         .args = args + launch->first_arg,
         .bounds = bounds + 2 * launch->first_chunk,
         .n_chunks = launch->n_chunks,
+        .record = chunks ? chunks + 3 * launch->first_chunk : NULL,
     };
     if (job.n_chunks == 1 || pool->size == 1) {
-      for (int64_t c = 0; c < job.n_chunks; c++) run_chunk(&job, c);
+      for (int64_t c = 0; c < job.n_chunks; c++) run_chunk(&job, c, 0);
     } else {
       run_parallel(pool, &job);
     }

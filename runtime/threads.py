@@ -3,9 +3,11 @@
 CPU kernels take ``(..., core_start, core_end)``: the half-open slice of their outermost parallel range that one
 call computes (docs/internals.md, "CPU calling convention"). A launch whose estimated work (``core_extent`` x
 ``core_work``) is at least ``PARALLEL_MIN_WORK`` is cut into contiguous chunks: one per thread, and up to
-``CHUNKS_PER_THREAD`` per thread when every chunk still holds ``CHUNK_MIN_WORK``. The calling thread runs the
-first chunk itself and then takes chunks no worker has taken yet, so a worker that another process keeps off its
-core delays a launch by at most the chunk it holds. Smaller launches run inline.
+``CHUNKS_PER_THREAD`` per thread when every chunk still holds ``CHUNK_MIN_WORK``. The chunks are a whole number
+per thread and differ in size by at most one index: 5 chunks on 2 threads leave one thread 3 to run while the
+other waits after 2 (3/5 of the one-thread time instead of 1/2), and a short last chunk does the same. The
+calling thread runs the first chunk itself and then takes chunks no worker has taken yet, so a worker that
+another process keeps off its core delays a launch by at most the chunk it holds. Smaller launches run inline.
 
 The workers are native (``runtime/runner.c``, driven by ``kiln.runtime.native``): they spin ``SPIN_US`` waiting
 for the next launch and then sleep, so a hand-off costs about a microsecond while launches follow each other and
@@ -99,9 +101,11 @@ class ThreadPool:
         work = extent * (UNKNOWN_CORE_WORK if core_work is None else core_work)
         if self.size == 1 or extent < 2 or work < PARALLEL_MIN_WORK:
             return ((0, extent),)
-        parts = max(min(self.size, extent), min(extent, self.size * CHUNKS_PER_THREAD, work // CHUNK_MIN_WORK))
-        step = -(-extent // parts)
-        return tuple((lo, min(lo + step, extent)) for lo in range(0, extent, step))
+        parts = min(extent, self.size * CHUNKS_PER_THREAD, work // CHUNK_MIN_WORK)
+        parts = min(extent, max(self.size, parts - parts % self.size))
+        length, longer = divmod(extent, parts)  # the first `longer` chunks get one index more
+        bounds = [i * length + min(i, longer) for i in range(parts + 1)]
+        return tuple(zip(bounds, bounds[1:]))
 
     def run(self, fn: Callable[..., object], args: Sequence[object], ranges: Sequence[Range]) -> None:
         """Call ``fn(*args, lo, hi)`` for every range, in parallel; return when all are done. The calling thread

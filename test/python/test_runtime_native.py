@@ -1,6 +1,6 @@
 """The native program runner (runtime/runner.c): numerics through it on both CPU targets, split and unsplit
-launches, symbolic shapes, several Python threads at once, a forked child, per-launch profile times, and an idle
-pool that sleeps instead of spinning."""
+launches, symbolic shapes, several Python threads at once, a forked child, per-launch profile times, the per-chunk
+timeline, and an idle pool that sleeps instead of spinning."""
 
 from __future__ import annotations
 
@@ -70,6 +70,27 @@ def test_profile_times_each_launch_natively() -> None:
     (out,), times = exe.profile(a, b, c)
     np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
     assert len(times) == 2 and all(t > 0 for t in times)
+
+
+@pytest.mark.parametrize("python_loop", [False, True], ids=["native", "python"])
+def test_timeline_records_every_chunk_once(python_loop: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if python_loop:
+        monkeypatch.setenv("KILN_PYTHON_RUNNER", "1")
+    pool = ThreadPool(3)
+    exe = build(fma_program("cpu-llvm", work=None), pool)
+    assert (exe._runner is None) == python_loop
+    a, b, c = inputs(50_000)
+    for _ in range(5):
+        (out,), timeline = exe.timeline(a, b, c)
+        np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
+        planned = [ranges for _, _, ranges in exe._plan((50_000,)).launches]
+        assert [len(chunks) for chunks in timeline] == [len(ranges) for ranges in planned]
+        assert all(len(ranges) > 1 for ranges in planned)
+        rows = [row for chunks in timeline for row in chunks]
+        assert all(0 <= thread < pool.size and 0 <= start <= end for thread, start, end in rows)
+        assert min(start for _, start, _ in rows) == 0
+        # the launches run in order: every chunk of the second starts after every chunk of the first ended
+        assert max(end for _, _, end in timeline[0]) <= min(start for _, start, _ in timeline[1])
 
 
 @pytest.mark.parametrize("target", TARGETS)

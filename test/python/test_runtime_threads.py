@@ -20,12 +20,22 @@ def test_big_launches_get_a_few_contiguous_chunks_per_thread(size: int, extent: 
     ranges = ThreadPool(size).split(extent, None)
     assert covers(ranges, extent)
     assert min(size, extent) <= len(ranges) <= size * CHUNKS_PER_THREAD
-    assert max(hi - lo for lo, hi in ranges) - min(hi - lo for lo, hi in ranges) <= (extent // size) + 1
+    assert max(hi - lo for lo, hi in ranges) - min(hi - lo for lo, hi in ranges) <= 1
+
+
+@pytest.mark.parametrize("size, extent, work", [(2, 64, 97997), (2, 16, 2807122), (3, 1000, None), (4, 7, None)])
+def test_every_thread_gets_as_many_chunks(size: int, extent: int, work: int | None) -> None:
+    """A chunk count that is not a multiple of the threads leaves one thread an extra chunk while the others wait
+    (the 256x784 MLP's last matmul had 5 chunks on 2 threads)."""
+    ranges = ThreadPool(size).split(extent, work)
+    assert covers(ranges, extent)
+    assert len(ranges) % size == 0
 
 
 def test_chunks_hold_enough_work_to_pay_for_a_hand_off() -> None:
     pool = ThreadPool(4)
-    assert len(pool.split(CHUNK_MIN_WORK * 6, 1)) == 6
+    assert len(pool.split(CHUNK_MIN_WORK * 6, 1)) == 4  # a whole number per thread
+    assert len(pool.split(CHUNK_MIN_WORK * 9, 1)) == 8
     assert len(pool.split(CHUNK_MIN_WORK * 100, 1)) == 4 * CHUNKS_PER_THREAD
     assert len(pool.split(CHUNK_MIN_WORK * 2, 1)) == 4  # still one per thread
     assert len(pool.split(CHUNK_MIN_WORK + PARALLEL_MIN_WORK, 1)) == 4  # worth splitting, not worth more hand-offs
