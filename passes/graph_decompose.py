@@ -20,6 +20,13 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
   algebra, which the simplifier leaves dividing per tap, and the pool could not be vectorized (docs/performance.md,
   "ResNet-50, session 7"). Not a concat: the scheduler realizes that one itself, its pieces written in place.
 - `cumsum`: ``reduce_sum(where(iota_j <= iota_i, x'[.., 1, n, ..], 0), j)``, the triangular mask of tinygrad.
+- `pow` by a constant exponent c that is a multiple of 1/4, 0 < c <= 4 or -1 <= c < 0: multiplies and square roots,
+  vector ops where the target's pow is a scalar libm call per element (LRN's ``** 0.75``). ``x ** (n + f)`` is
+  ``x ** n`` by squaring times ``sqrt(x)`` (f = 1/2), ``sqrt(sqrt(x))`` (1/4) or both (3/4); numpy's special
+  values hold: with a fraction ±0 gives +0 (``(-0.0) ** 0.25`` is +0) and -inf gives +inf (finite
+  negatives stay NaN, through sqrt); a negative c is ``1 / x ** -c``, exact on 0, inf and NaN, and never flushes
+  a tiny result to 0 because ``|x| ** -c`` with ``-c <= 1`` cannot overflow. Other exponents keep `pow`. A rank-0
+  exponent 0.5 is plain ``sqrt``: numpy (the interpreter) takes that shortcut for a 0-d exponent.
 - `argmax` / `argmin`: ``reduce_min(where(x == reduce_max(x) or x != x, iota, INT_MAX))``: the first index of
   the extreme; ``x != x`` makes the first NaN win, as in numpy. No constant depends on the axis length, so a
   symbolic axis works too.
@@ -45,6 +52,7 @@ from xdsl.utils.exceptions import PassFailedException
 from kiln.support.statistics import Statistic
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, dtype_name, is_float, to_numpy
+from kiln.passes.graph_canonicalize import splat_value
 
 
 def tensor_type(v: SSAValue) -> TensorType:
@@ -287,6 +295,46 @@ def _arg_extreme(b: Builder, op: Operation, is_max: bool) -> SSAValue:
     return b.reduce("reduce_min", b.op("where", hit, positions, never), (axis,), bool(op.keepdims.value.data))  # type: ignore[attr-defined]
 
 
+POW_MAX_EXPONENT = 4
+"""Largest positive constant exponent `pow` is rewritten for (``x ** 4``: two squarings)."""
+
+
+def _pow_by_constant(b: Builder, op: Operation) -> SSAValue | None:
+    x, exponent = op.operands
+    c = splat_value(exponent)
+    if c is None or tensor_type(x) != tensor_type(op.results[0]):
+        return None
+    quarters = float(c) * 4
+    if not quarters.is_integer() or not -4 <= quarters <= 4 * POW_MAX_EXPONENT or quarters == 0:
+        return None
+    x = b.widen(x)
+    if quarters == 2 and tensor_type(exponent).rank == 0:
+        return b.op("sqrt", x)  # numpy's power by a 0-d 0.5 is sqrt: (-0.0) ** 0.5 is -0.0, (-inf) ** 0.5 NaN
+    whole, fraction = divmod(int(abs(quarters)), 4)
+    factors = []
+    square = x
+    while whole:  # x ** whole by squaring
+        if whole & 1:
+            factors.append(square)
+        whole >>= 1
+        if whole:
+            square = b.op("mul", square, square)
+    if fraction:
+        root = b.op("sqrt", x)
+        if fraction >= 2:
+            factors.append(root)
+        if fraction != 2:
+            factors.append(b.op("sqrt", root))
+    r = factors[0]
+    for f in factors[1:]:
+        r = b.op("mul", r, f)
+    if fraction:
+        dtype = tensor_type(x).element_type  # ±0 -> +0 by a select: WGSL may drop abs(sqrt(-0.0))'s sign fix
+        r = b.op("where", b.op("eq", x, b.const(0, dtype)), b.const(0, dtype), r)
+        r = b.op("where", b.op("eq", x, b.const(float("-inf"), dtype)), b.const(float("inf"), dtype), r)
+    return b.op("reciprocal", r) if quarters < 0 else r
+
+
 DECOMPOSITIONS: dict[str, Callable[[Builder, Operation], SSAValue | None]] = {
     "graph.matmul": _matmul,
     "graph.softmax": lambda b, op: _softmax(b, op, log=False),
@@ -297,6 +345,7 @@ DECOMPOSITIONS: dict[str, Callable[[Builder, Operation], SSAValue | None]] = {
     "graph.max_pool2d": lambda b, op: _pool(b, op, is_max=True),
     "graph.avg_pool2d": lambda b, op: _pool(b, op, is_max=False),
     "graph.cumsum": _cumsum,
+    "graph.pow": _pow_by_constant,
     "graph.argmax": lambda b, op: _arg_extreme(b, op, is_max=True),
     "graph.argmin": lambda b, op: _arg_extreme(b, op, is_max=False),
 }

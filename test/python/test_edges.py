@@ -248,6 +248,29 @@ def test_pow_of_negative_zero_keeps_its_sign(device: str) -> None:
     assert list(got) == [-np.inf, 0.0, 0.0, np.inf] and list(np.signbit(got)) == [True, True, False, False]
 
 
+POW_EXPONENTS = (0.25, 0.5, 0.75, 1.0, 2.0, 3.0, 3.5, 4.0, -0.25, -0.5, -0.75, -1.0)
+"""Constant exponents graph-decompose turns into multiplies and square roots (LRN's 0.75 among them)."""
+
+
+def _pow_by_constants(n: int) -> str:
+    t = tensor((n,), "f32")
+    body = "".join(f"  %c{i} = graph.constant {c:e} : f32 : !graph.tensor<f32>\n"
+                   f"  %r{i} = graph.pow %x, %c{i} : ({t}, !graph.tensor<f32>) -> {t}\n" for i, c in enumerate(POW_EXPONENTS))
+    results = ", ".join(f"%r{i}" for i in range(len(POW_EXPONENTS)))
+    types = ", ".join([t] * len(POW_EXPONENTS))
+    return f"func.func @f(%x: {t}) -> ({types}) {{\n{body}  func.return {results} : {types}\n}}"
+
+
+@pytest.mark.parametrize("device", COMPILED)
+def test_pow_by_a_constant_matches_numpy(device: str) -> None:
+    """Special values (-0.0 ** 0.5 is +0, -inf ** 0.75 is +inf, finite negatives NaN) and accuracy on positives."""
+    x = np.concatenate([SPECIAL, np.geomspace(1e-3, 1e3, 49, dtype=np.float32)])
+    got = same_as_interp(device, _pow_by_constants(x.size), x, rtol=1e-5)
+    for c, g in zip(POW_EXPONENTS, got):
+        np.testing.assert_allclose(g[SPECIAL.size:], np.power(x[SPECIAL.size:].astype(np.float64), c), rtol=1e-5)
+    assert "graph.pow" not in lower(_pow_by_constants(x.size), "graph-decompose")
+
+
 BF16_COPY = """func.func @f(%x: !graph.tensor<1xbf16>, %y: !graph.tensor<4xf32>) -> (!graph.tensor<2x1xbf16>, !graph.tensor<4xbf16>) {
   %e = graph.expand %x : (!graph.tensor<1xbf16>) -> !graph.tensor<2x1xbf16>
   %c = graph.cast %y : (!graph.tensor<4xf32>) -> !graph.tensor<4xbf16>
