@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument, OpResult, Operation, SSAValue
+from xdsl.ir import OpResult, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -46,17 +46,12 @@ from xdsl.rewriter import InsertPoint
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.dialects import graph
 from kiln.dialects.types import TensorType, dtype_name, itemsize
-from kiln.passes.graph_decompose import Builder, pair, tensor_type, windows_2d
+from kiln.passes.graph_decompose import Builder, is_plain, pair, tensor_type, windows_2d
 from kiln.passes.optimize.heuristic import CPU_VECTORS, MAX_PAD_WASTE
 from kiln.passes.pack_matmul import packing_pays
 from kiln.support.statistics import Statistic
 
 CONVS_REWRITTEN = Statistic("convs-rewritten", "Number of conv2d ops rewritten as matmuls")
-
-
-def _is_plain(x: SSAValue) -> bool:
-    """A function argument or a realized (``contiguous``) value."""
-    return isinstance(x, BlockArgument) or isinstance(x.owner, graph.ContiguousOp)
 
 
 def _realize_shared(rewriter: PatternRewriter, x: SSAValue) -> None:
@@ -65,14 +60,14 @@ def _realize_shared(rewriter: PatternRewriter, x: SSAValue) -> None:
     reader recomputed it, and each block's output recomputed the previous block's (docs/performance.md,
     "ResNet-50, session 7"). Left alone when some reader already realizes it, and for a concat: the scheduler
     realizes that one itself, its pieces written in place (Inception's modules feed four convs each)."""
-    if _is_plain(x) or isinstance(x.owner, graph.ConcatOp) or len(list(x.uses)) < 2:
+    if is_plain(x) or isinstance(x.owner, graph.ConcatOp) or len(list(x.uses)) < 2:
         return
     if any(isinstance(u.operation, graph.ContiguousOp) for u in x.uses):
         return
     assert isinstance(x, OpResult)
     plain = graph.ContiguousOp.build_op([x], tensor_type(x))
     plain.location = x.owner.location
-    rewriter.insert_op(plain, InsertPoint.after(x.owner))
+    rewriter.insert(plain, InsertPoint.after(x.owner))
     rewriter.replace_uses_with_if(x, plain.results[0], lambda use: use.operation is not plain)
 
 
@@ -93,7 +88,7 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
         cols = b.reshape(x, (*lead, c // groups, oh * ow))  # type: ignore[operator]
     else:
         ph, pw = pair(op, "padding", (0, 0))
-        if not _is_plain(x):
+        if not is_plain(x):
             x = b.op("contiguous", x, result=tensor_type(x))
         stride = pair(op, "stride", (1, 1))
         # the padded columns' windows read further zeros on the right (their results are sliced off): padding the
@@ -157,7 +152,7 @@ class ConvToMatmul(RewritePattern):
         o, cg = tensor_type(op.operands[1]).shape[:2]
         if cg == 1:  # depthwise (or single-channel): the direct form, on a plain input
             x = op.operands[0]
-            if not isinstance(x, BlockArgument) and not isinstance(x.owner, graph.ContiguousOp):
+            if not is_plain(x):
                 op.operands[0] = Builder(rewriter, op).op("contiguous", x, result=tensor_type(x))
                 rewriter.handle_operation_modification(op)
             return

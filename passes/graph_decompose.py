@@ -62,6 +62,11 @@ def tensor_type(v: SSAValue) -> TensorType:
     return t
 
 
+def is_plain(x: SSAValue) -> bool:
+    """A function argument or a realized (``contiguous``) value: reading it again recomputes nothing."""
+    return isinstance(x, BlockArgument) or isinstance(x.owner, graph.ContiguousOp)
+
+
 def _scalar_attr(value: float | int, dtype: Attribute) -> Attribute:
     return FloatAttr(float(value), dtype) if is_float(dtype) else IntegerAttr(int(value), dtype)  # type: ignore[arg-type]
 
@@ -254,7 +259,7 @@ def _conv2d(b: Builder, op: Operation) -> SSAValue:
 
 def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:
     x = op.operands[0]
-    if not isinstance(x, BlockArgument) and not isinstance(x.owner, graph.ContiguousOp | graph.ConcatOp):
+    if not is_plain(x) and not isinstance(x.owner, graph.ConcatOp):
         x = b.op("contiguous", x, result=tensor_type(x))  # read once per tap: realized plain (module docstring)
     x = x if is_max else b.widen(x)
     kernel = pair(op, "kernel", ())
