@@ -364,7 +364,9 @@ def _unary(operator: str, operand: _Expr) -> _Expr:
 
 
 def _conditional(cond: _Expr, a: _Expr, b: _Expr) -> _Expr:
-    return _Expr(f"{_wrap(cond, cond.precedence <= COND)} ? {_wrap(a, a.precedence <= COND)} : "
+    # clang's -Wparentheses asks for an arithmetic, shift or bitwise condition in parentheses (`(a & b) ? x : y`)
+    wrap_cond = cond.precedence <= COND or cond.precedence in (MUL, ADD, SHIFT, BAND, BXOR, BOR)
+    return _Expr(f"{_wrap(cond, wrap_cond)} ? {_wrap(a, a.precedence <= COND)} : "
                  f"{_wrap(b, b.precedence <= COND)}", COND)  # fmt: skip
 
 

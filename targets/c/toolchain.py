@@ -1,7 +1,8 @@
 """C source -> shared library (system C compiler) -> callable kernels, with the ``.so`` kept in the disk cache.
 
-The compiler is ``$CC`` (default ``cc``). Optimization flags default to ``DEFAULT_FLAGS``; ``KILN_CFLAGS`` or the
-``flags`` argument replace them. ``-fPIC -shared`` and ``-lm`` are always added, since the result must be a
+The compiler is ``$CC`` (default ``cc``). Optimization flags default to ``GCC_FLAGS``, or ``CLANG_FLAGS`` when
+``$CC --version`` names clang (clang rejects gcc's ``-ftree-*`` and ``-fsched-pressure`` spellings); ``KILN_CFLAGS``
+or the ``flags`` argument replace them. ``-fPIC -shared`` and ``-lm`` are always added, since the result must be a
 shared library that may call ``<math.h>``. The default is -O3, not -O2: gcc 12's -O2 uses the "very cheap"
 vectorizer cost model, which leaves loops with a run-time trip count scalar (a 1M-float add kernel: 286 us at
 -O2, 111 us at -O3, measured here). ``-fno-tree-loop-vectorize``: kernel-optimize already writes the vector
@@ -16,11 +17,13 @@ and with trapping math gcc refuses to if-convert a float ``?:`` (a comparison ma
 clamps of the software ``exp`` stayed branches that jump threading then multiplied: softmax over 4096x4096 ran
 scalar (474 ms against 136 ms with the flag, 2 cores under load). It changes no result: NaNs, infinities, signed
 zeros and rounding are kept (that is ``-ffinite-math-only``, ``-fno-signed-zeros``, ``-frounding-math``).
-``-fschedule-insns -fsched-pressure``: without the scheduling pass before register allocation, gcc 12 folds a
+``-fschedule-insns -fsched-pressure`` (gcc only): without the scheduling pass before register allocation, gcc 12 folds a
 register tile's vector loads into every FMA that uses them (a 4x16 f32 tile: 12 loads per 8 FMAs instead of 6,
 so the loop is load-bound on znver3's two 256-bit load ports); with it each load is one register, as LLVM's code
 has (ResNet-50's 1x1 64->256 layer: 1.8 -> 1.25 ms at best, cpu-llvm 1.24 ms; docs/performance.md "cpu-c,
-session 7"). The pressure-aware variant keeps the schedule from spilling.
+session 7"). The pressure-aware variant keeps the schedule from spilling. clang gets the same choices in its own
+spellings: ``-fno-vectorize`` turns off its loop vectorizer and keeps the SLP one; its if-conversion and
+pre-allocation scheduling need no flag.
 
 Cache: the ``.so`` lives in the disk cache (namespace ``c-so``) under a key of the source, the compiler's path
 and the first line of its ``--version``, the flags, and the host CPU (``-march=native`` code is only valid on the
@@ -48,8 +51,9 @@ from kiln.support.errors import CompileError, KilnError
 from kiln.targets.loaded import LoadedKernels
 from kiln.capabilities.description import host_cpu
 
-DEFAULT_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-tree-loop-vectorize",
-                 "-ftree-loop-if-convert", "-fschedule-insns", "-fsched-pressure", "-std=c11")
+GCC_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-tree-loop-vectorize",
+             "-ftree-loop-if-convert", "-fschedule-insns", "-fsched-pressure", "-std=c11")
+CLANG_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-vectorize", "-std=c11")
 SHARED_LIBRARY_FLAGS = ("-fPIC", "-shared")
 CHECK_FLAGS = ("-std=c11", "-Wall", "-Werror", "-fsyntax-only")
 LIBRARY_NAMESPACE = "c-so"
@@ -72,12 +76,17 @@ def compiler_version(path: str) -> str:
     return result.stdout.splitlines()[0] if result.stdout else ""
 
 
+def default_flags(path: str) -> tuple[str, ...]:
+    """The optimization flags for the compiler at ``path``: ``CLANG_FLAGS`` for clang, else ``GCC_FLAGS``."""
+    return CLANG_FLAGS if "clang" in compiler_version(path) else GCC_FLAGS
+
+
 def resolve_flags(flags: str | Sequence[str] | None = None) -> list[str]:
-    """The optimization flags to use: the argument, else ``$KILN_CFLAGS``, else ``DEFAULT_FLAGS``."""
+    """The optimization flags to use: the argument, else ``$KILN_CFLAGS``, else the compiler's ``default_flags``."""
     if flags is None:
         flags = os.environ.get("KILN_CFLAGS")
     if flags is None:
-        return list(DEFAULT_FLAGS)
+        return list(default_flags(compiler()))
     return shlex.split(flags) if isinstance(flags, str) else list(flags)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -96,12 +97,22 @@ def test_cache_hit_does_not_run_the_compiler(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_flags_from_argument_and_environment(monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
-    assert toolchain.resolve_flags() == list(toolchain.DEFAULT_FLAGS)
+    assert toolchain.resolve_flags() == list(toolchain.default_flags(toolchain.compiler()))
     assert not optimized(toolchain.load_c(SOURCE, ["opt_level"], flags="-O0 -std=c11"))
     monkeypatch.setenv("KILN_CFLAGS", "-O1 -std=c11")
     assert toolchain.resolve_flags() == ["-O1", "-std=c11"]
     assert optimized(toolchain.load_c(SOURCE, ["opt_level"]))
     assert len(libraries(cache_dir)) == 2  # the flags are part of the key
+
+
+@pytest.mark.skipif(shutil.which("clang") is None or shutil.which("gcc") is None, reason="needs clang and gcc")
+@pytest.mark.parametrize("cc, family", [("gcc", "GCC_FLAGS"), ("clang", "CLANG_FLAGS")])
+def test_default_flags_follow_the_compiler(monkeypatch: pytest.MonkeyPatch, cc: str, family: str) -> None:
+    # clang rejects gcc's -ftree-* and -fsched-pressure: each compiler gets flags it accepts, and builds with them
+    monkeypatch.setenv("CC", cc)
+    assert toolchain.resolve_flags() == list(getattr(toolchain, family))
+    assert optimized(toolchain.load_c(SOURCE, ["opt_level"]))
+    run_scaled_exp(toolchain.load_c(SOURCE, ["scaled_exp"]))
 
 
 def test_damaged_library_is_rebuilt(cache_dir: Path) -> None:
