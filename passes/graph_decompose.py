@@ -25,8 +25,8 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
   ``x ** n`` by squaring times ``sqrt(x)`` (f = 1/2), ``sqrt(sqrt(x))`` (1/4) or both (3/4); numpy's special
   values hold: with a fraction ±0 gives +0 (``(-0.0) ** 0.25`` is +0) and -inf gives +inf (finite
   negatives stay NaN, through sqrt); a negative c is ``1 / x ** -c``, exact on 0, inf and NaN, and never flushes
-  a tiny result to 0 because ``|x| ** -c`` with ``-c <= 1`` cannot overflow. Other exponents keep `pow`. A rank-0
-  exponent 0.5 is plain ``sqrt``: numpy (the interpreter) takes that shortcut for a 0-d exponent.
+  a tiny result to 0 because ``|x| ** -c`` with ``-c <= 1`` cannot overflow. Other exponents keep `pow`. The
+  exponent's shape does not matter (the interpreter's ``c_pow`` undoes numpy's ``sqrt`` shortcut for a 0-d 0.5).
 - `argmax` / `argmin`: ``reduce_min(where(x == reduce_max(x) or x != x, iota, INT_MAX))``: the first index of
   the extreme; ``x != x`` makes the first NaN win, as in numpy. No constant depends on the axis length, so a
   symbolic axis works too.
@@ -313,8 +313,6 @@ def _pow_by_constant(b: Builder, op: Operation) -> SSAValue | None:
     if not quarters.is_integer() or not -4 <= quarters <= 4 * POW_MAX_EXPONENT or quarters == 0:
         return None
     x = b.widen(x)
-    if quarters == 2 and tensor_type(exponent).rank == 0:
-        return b.op("sqrt", x)  # numpy's power by a 0-d 0.5 is sqrt: (-0.0) ** 0.5 is -0.0, (-inf) ** 0.5 NaN
     whole, fraction = divmod(int(abs(quarters)), 4)
     factors = []
     square = x

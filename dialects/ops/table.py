@@ -40,6 +40,15 @@ def erfc_f64(x: np.ndarray) -> np.ndarray:
     return np.array(_ERFC64(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
 
 
+def c_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C's ``pow``: numpy's, except that numpy computes ``x ** 0.5`` by ``sqrt`` when the exponent is a scalar or
+    has one element, which gives -0 for -0 and nan for -inf where ``pow`` gives +0 and +inf; the result must not
+    depend on the exponent's shape."""
+    with np.errstate(all="ignore"):
+        power = np.power(a, b)
+    return np.where((b == 0.5) & ((a == 0) | np.isneginf(a)), np.abs(a), power)
+
+
 def _libm(name: str, llvm: str | None = None, wgsl: str | None = None, ptx: Native | None = None) -> dict:
     """Renderings of a float function that C has in ``<math.h>`` under ``name``."""
     return {
@@ -114,7 +123,7 @@ OPS: tuple[Elementwise, ...] = (
     Elementwise("min", LR, NUMERIC | {BOOL}, "the smaller operand; nan if either is nan; i1: and", np.minimum,
                 graph="min", graph_summary="the smaller of a and b (nan propagates)",
                 graph_dtypes=frozenset({FLOAT, INT}), commutative=True, **_everywhere(llvm=Native("llvm.minimum"))),
-    Elementwise("pow", LR, FLOATS, "lhs to the power rhs (C pow)", np.power, graph="pow", graph_summary="a ** b",
+    Elementwise("pow", LR, FLOATS, "lhs to the power rhs (C pow)", c_pow, graph="pow", graph_summary="a ** b",
                 c=Native("pow"), llvm=Native("llvm.pow")),
     Elementwise("and", LR, LOGICAL, "bitwise and (logical on i1)", np.bitwise_and, graph="and",
                 graph_summary="bitwise/logical and", commutative=True, **_everywhere()),

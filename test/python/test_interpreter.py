@@ -317,6 +317,17 @@ def test_pow_matches_float64_power(dtype: str) -> None:
     assert_same(OPS["pow"](a, b), want)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_pow_does_not_depend_on_the_exponent_shape(dtype: str) -> None:
+    """numpy takes ``sqrt`` for a one-element exponent of 0.5 (-0 for -0, nan for -inf); C's pow gives +0, +inf."""
+    a = array([-0.0, 0.0, -inf, inf, 4.0, -1.0], dtype)
+    want = array([0.0, 0.0, inf, inf, 2.0, nan], dtype)
+    for b in (array(0.5, dtype), array([0.5], dtype), array([0.5] * 6, dtype)):
+        got = OPS["pow"](a, b)
+        assert_same(got, want)
+        assert not np.signbit(got[:4].astype(np.float64)).any()  # allclose does not tell -0 from +0
+
+
 def test_binary_broadcasting_and_rank0() -> None:
     a = RNG.integers(-50, 50, (3, 1, 4)).astype(np.int32)
     b = RNG.integers(-50, 50, (5, 1)).astype(np.int32)

@@ -39,13 +39,15 @@ func.func @cube(%x: !graph.tensor<8xf16>) -> !graph.tensor<8xf16> {
 
 // -----
 
-// A negative exponent is the reciprocal; a rank-0 0.5 is numpy's sqrt shortcut, a full-shape one is not.
+// A negative exponent is the reciprocal; 0.5 is sqrt with C pow's special values whatever the exponent's shape.
 // CHECK-LABEL: func.func @roots
 // CHECK:         %[[S:.*]] = graph.sqrt %x : !graph.tensor<8xf32>
 // CHECK:         %[[Z:.*]] = graph.where %{{.*}}, %{{.*}}, %[[S]]
 // CHECK:         %[[W:.*]] = graph.where %{{.*}}, %{{.*}}, %[[Z]]
 // CHECK-NEXT:    %a = graph.reciprocal %[[W]]
-// CHECK:         %b = graph.sqrt %x : !graph.tensor<8xf32>
+// CHECK:         %[[S1:.*]] = graph.sqrt %x : !graph.tensor<8xf32>
+// CHECK:         %[[Z1:.*]] = graph.where %{{.*}}, %{{.*}}, %[[S1]]
+// CHECK:         %b = graph.where %{{.*}}, %{{.*}}, %[[Z1]]
 // CHECK:         %[[S2:.*]] = graph.sqrt %x : !graph.tensor<8xf32>
 // CHECK:         %[[Z2:.*]] = graph.where %{{.*}}, %{{.*}}, %[[S2]]
 // CHECK:         %c = graph.where %{{.*}}, %{{.*}}, %[[Z2]]
