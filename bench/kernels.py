@@ -1,6 +1,6 @@
 """Single kernels through ``@kiln.jit`` against onnxruntime and numpy, measured in the same run.
 
-    python bench/kernels.py [--device cpu-llvm] [--threads 2] [--repeat 20] [--only matmul256,softmax,...]
+    python bench/kernels.py [--device cpu-llvm] [--threads 2] [--repeat 20] [--rounds 8] [--only matmul256,softmax,...]
 
 Cases: matmuls 256^2 and 512^2, ``relu(a*b+c)`` over 16M floats, an MLP (256x784 -> 512 relu -> 10), softmax over
 4096x4096 (last axis) and attention (8 heads x 512 x 64: ``softmax(q k^T / 8) v``). onnxruntime runs the same
@@ -8,6 +8,12 @@ computation as a small ONNX graph (built with ``onnx.helper``) with ``--threads`
 optimizations; kiln runs the traced function on its default thread pool (``KILN_THREADS`` sets its size). Each
 call's result is dropped before the next call, as in a loop that consumes it. "x ort" = onnxruntime's median /
 kiln's median (above 1: kiln is faster). Results are checked against numpy; times are never asserted.
+
+By default each runner is timed in turn (numpy, onnxruntime, kiln). ``--rounds N`` interleaves them instead: N
+rounds of ``--repeat`` calls each, the order rotated every round, with the share of CPU time other processes took
+(``harness.rotated_timings``). On a shared machine only the interleaved ratios compare: timed in turn, the
+attention case read 1.19x where bench/networks.py read 0.71x for the same kernels (docs/performance.md,
+"Attention graph and softmax, session 8").
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import blas_note, clean_blas_env, machine_note, print_table, timings  # noqa: E402
+from harness import blas_note, clean_blas_env, machine_note, print_table, rotated_timings, timings  # noqa: E402
 
 clean_blas_env()
 
@@ -121,6 +127,7 @@ def main() -> None:
     parser.add_argument("--device", default="cpu-llvm")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime's intra-op threads")
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=0, help="interleave the runners, order rotated, this many rounds")
     parser.add_argument("--only", default=None, help="comma-separated case names")
     args = parser.parse_args()
 
@@ -137,19 +144,21 @@ def main() -> None:
         case = table[name]
         arrays = list(case.inputs.values())
         want = case.numpy(*arrays)
-        numpy_s, numpy_best = timings(lambda: case.numpy(*arrays), args.repeat)
-
         ort_run = onnxruntime_runner(case, want, args.threads)
         check(name, "onnxruntime", ort_run()[0], want)
-        ort_s, ort_best = timings(ort_run, args.repeat)
-
         fn = kiln.jit(case.kiln, device=args.device)
         tensors = [kiln.Tensor(a, device=args.device) for a in arrays]
         check(name, "kiln", fn(*tensors).numpy(), want)
-        kiln_s, kiln_best = timings(lambda: fn(*tensors), args.repeat)
+        runners = {"numpy": lambda: case.numpy(*arrays), "onnxruntime": ort_run, f"kiln {args.device}": lambda: fn(*tensors)}
+        if args.rounds:
+            measured, foreign = rotated_timings(runners, args.rounds, args.repeat)
+            share = "an unknown share" if foreign is None else f"{foreign:.0%}"
+            print(f"{name}: other processes used {share} of the CPU time while it was timed")
+        else:
+            measured = {runner: timings(call, args.repeat) for runner, call in runners.items()}
+        ort_s = measured["onnxruntime"][0]
         launches = len(fn.compiled[0].program.launches) if fn.compiled[0].program else ""
-        for runner, s, best in (("numpy", numpy_s, numpy_best), ("onnxruntime", ort_s, ort_best),
-                                (f"kiln {args.device}", kiln_s, kiln_best)):
+        for runner, (s, best) in measured.items():
             rows.append([name, runner, s * 1e3, best * 1e3, case.flops / s / 1e9, ort_s / s,
                          launches if runner.startswith("kiln") else ""])
     print_table(
