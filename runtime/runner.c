@@ -255,7 +255,7 @@ int64_t kiln_pool_idle_spin(kiln_pool *pool) { return atomic_load_explicit(&pool
 /* Keep the workers off the calling thread's CPU. A worker there can only take turns with the caller, and the
  * scheduler leaves it there: a woken thread is often placed on its waker's CPU, and an idle CPU does not pull a
  * task that ran within the last half millisecond (measured: a worker on the caller's CPU took no chunk, one on
- * the other CPU half of them). Costs a system call per worker when the caller has moved since the last call. */
+ * the other CPU half of them). Costs a system call per worker when the caller has moved since the last check. */
 static void avoid_callers_cpu(kiln_pool *pool) {
   int cpu = sched_getcpu();
   if (cpu < 0 || cpu == atomic_load_explicit(&pool->avoided, memory_order_relaxed) || cpu >= CPU_SETSIZE ||
@@ -290,6 +290,7 @@ static void end_call(kiln_pool *pool) {
 }
 
 static void run_parallel(kiln_pool *pool, kiln_job *job) {
+  avoid_callers_cpu(pool); /* the caller may have moved since the call began */
   job->next = 1; /* the caller keeps the first chunk */
   atomic_store_explicit(&job->remaining, job->n_chunks, memory_order_relaxed);
   job->caller_sleeping = 0;

@@ -183,3 +183,34 @@ def test_the_spin_between_calls_follows_the_gap_between_them() -> None:
     time.sleep(0.2)  # a gap over half the longest spin
     exe(a, b, c)
     assert lib.pool_idle_spin(pool.native()) == 50_000
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_workers_keep_off_the_callers_cpu() -> None:
+    """After a split call the workers may run on every usable CPU but the caller's (a worker there could only take
+    turns with it); a process with one usable CPU still computes right (the workers are left where they are)."""
+    usable = os.sched_getaffinity(0)
+    pid = os.fork()
+    if pid == 0:  # a child: its affinity changes stay its own
+        ok = False
+        try:
+            a, b, c = inputs(100_000)
+            cpu = min(usable)
+            os.sched_setaffinity(0, {cpu})
+            pool = ThreadPool(2)
+            exe = native("cpu-llvm", None, pool)
+            ok = bool(np.allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6))
+            if len(usable) > 1:
+                os.sched_setaffinity(0, usable)
+                pool = ThreadPool(2)
+                exe = native("cpu-llvm", None, pool)
+                before = set(os.listdir("/proc/self/task"))
+                pool.native()  # its worker starts with every CPU usable
+                workers = set(os.listdir("/proc/self/task")) - before
+                os.sched_setaffinity(0, {cpu})  # the caller now runs on `cpu` only
+                ok = ok and bool(np.allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6))
+                ok = ok and len(workers) == 1 and os.sched_getaffinity(int(workers.pop())) == usable - {cpu}
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
