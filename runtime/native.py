@@ -49,6 +49,9 @@ class Runner:
         self.pool_idle_spin = library.kiln_pool_idle_spin
         self.pool_idle_spin.argtypes = (ctypes.c_void_p,)
         self.pool_idle_spin.restype = ctypes.c_int64
+        self.pool_busy = library.kiln_pool_busy
+        self.pool_busy.argtypes = (ctypes.c_void_p,)
+        self.pool_busy.restype = ctypes.c_int32
         self.run = library.kiln_run
         self.run.argtypes = (ctypes.c_void_p,) * 5
         self.run.restype = None

@@ -100,7 +100,7 @@ struct kiln_pool {
   _Atomic int32_t sleepers;   /* written under the mutex */
   int stop;
   cpu_set_t cpus;             /* the CPUs the process may use (when the pool was made) */
-  _Atomic int32_t avoided;    /* the CPU the workers are kept off: the last caller's (-1: none) */
+  _Atomic int32_t avoided;    /* the CPU the workers are kept off: the last caller's (-1: none, a busy machine) */
 };
 
 static int64_t now_ns(void) {
@@ -109,11 +109,19 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+static int is_busy(kiln_pool *pool, int64_t t) {
+  return t < atomic_load_explicit(&pool->busy_until, memory_order_relaxed);
+}
+
+static void mark_busy(kiln_pool *pool, int64_t t) {
+  atomic_store_explicit(&pool->busy_until, t + BUSY_NS, memory_order_relaxed);
+}
+
 /* Until when an idle worker that started spinning at `start` spins, asked at `t`: see the comment at the top.
  * Between calls the spin counts from the last call's end, so that a worker idle since its last chunk of a call
  * still covers the gap after it. */
 static int64_t spin_deadline(kiln_pool *pool, int64_t start, int64_t t) {
-  if (t < atomic_load_explicit(&pool->busy_until, memory_order_relaxed)) return start + pool->spin_ns;
+  if (is_busy(pool, t)) return start + pool->spin_ns;
   if (atomic_load_explicit(&pool->calls, memory_order_relaxed) > 0) return start + pool->max_spin_ns;
   int64_t end = atomic_load_explicit(&pool->last_end, memory_order_relaxed);
   return (end > start ? end : start) + atomic_load_explicit(&pool->idle_spin, memory_order_relaxed);
@@ -130,7 +138,7 @@ static int spin_for_post(kiln_pool *pool, uint64_t seen) {
     }
     int64_t t = now_ns();
     if (t - last > PREEMPTED_NS) {
-      atomic_store_explicit(&pool->busy_until, t + BUSY_NS, memory_order_relaxed);
+      mark_busy(pool, t);
       return 0;
     }
     last = t;
@@ -246,24 +254,29 @@ void kiln_pool_destroy(kiln_pool *pool) {
 
 int32_t kiln_pool_size(const kiln_pool *pool) { return pool->size; }
 
+/* Whether the pool treats the machine as busy now (short spins, workers free to use every CPU). */
+int32_t kiln_pool_busy(kiln_pool *pool) { return is_busy(pool, now_ns()); }
+
 /* What an idle worker spins between calls now (ns), learned from the last gap between two calls. */
 int64_t kiln_pool_idle_spin(kiln_pool *pool) { return atomic_load_explicit(&pool->idle_spin, memory_order_relaxed); }
 
 /* A call with a split launch starts: learn the spin between calls from the gap since the last one ended (a
  * little longer than that gap, so that the next call finds the workers spinning; spin_ns when the gap is too
  * long to spin through), and wake sleeping workers, which then spin while the call runs. */
-/* Keep the workers off the calling thread's CPU. A worker there can only take turns with the caller, and the
- * scheduler leaves it there: a woken thread is often placed on its waker's CPU, and an idle CPU does not pull a
- * task that ran within the last half millisecond (measured: a worker on the caller's CPU took no chunk, one on
- * the other CPU half of them). Costs a system call per worker when the caller has moved since the last check. */
+/* Keep the workers off the calling thread's CPU while the machine is not busy. A worker there can only take turns
+ * with the caller, and the scheduler leaves it there: a woken thread is often placed on its waker's CPU, and an
+ * idle CPU does not pull a task that ran within the last half millisecond (measured: a worker on the caller's CPU
+ * took no chunk, one on the other CPU half of them). On a busy machine a worker held to the other CPUs waits
+ * there behind other processes, holding the chunk the caller then waits for: the workers may use every CPU again.
+ * Costs a system call per worker when the caller has moved (or the machine turned busy) since the last check. */
 static void avoid_callers_cpu(kiln_pool *pool) {
-  int cpu = sched_getcpu();
-  if (cpu < 0 || cpu == atomic_load_explicit(&pool->avoided, memory_order_relaxed) || cpu >= CPU_SETSIZE ||
-      !CPU_ISSET(cpu, &pool->cpus) || CPU_COUNT(&pool->cpus) < 2)
-    return;
-  cpu_set_t others = pool->cpus;
-  CPU_CLR(cpu, &others);
-  for (int32_t i = 1; i < pool->size; i++) pthread_setaffinity_np(pool->threads[i], sizeof others, &others);
+  if (CPU_COUNT(&pool->cpus) < 2) return;
+  int cpu = is_busy(pool, now_ns()) ? -1 : sched_getcpu();
+  if (cpu == atomic_load_explicit(&pool->avoided, memory_order_relaxed)) return;
+  if (cpu >= CPU_SETSIZE || (cpu >= 0 && !CPU_ISSET(cpu, &pool->cpus))) return;
+  cpu_set_t allowed = pool->cpus;
+  if (cpu >= 0) CPU_CLR(cpu, &allowed);
+  for (int32_t i = 1; i < pool->size; i++) pthread_setaffinity_np(pool->threads[i], sizeof allowed, &allowed);
   atomic_store_explicit(&pool->avoided, cpu, memory_order_relaxed);
 }
 
@@ -277,7 +290,7 @@ static void begin_call(kiln_pool *pool) {
   }
   atomic_fetch_add_explicit(&pool->calls, 1, memory_order_relaxed);
   if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) &&
-      t >= atomic_load_explicit(&pool->busy_until, memory_order_relaxed)) {
+      !is_busy(pool, t)) {
     pthread_mutex_lock(&pool->lock);
     pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->lock);
@@ -303,9 +316,13 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   if (pool->sleepers) pthread_cond_broadcast(&pool->work);
 
   int64_t chunk = 0; /* the loop starts by releasing the mutex taken to post the job */
+  int64_t longest = 0; /* the caller's longest chunk */
   for (;;) {
     pthread_mutex_unlock(&pool->lock);
+    int64_t start = now_ns();
     run_chunk(job, chunk, 0);
+    int64_t took = now_ns() - start;
+    longest = took > longest ? took : longest;
     pthread_mutex_lock(&pool->lock);
     finish_chunk(pool, job);
     if (job->next == job->n_chunks) break;
@@ -314,7 +331,7 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   int waiting = atomic_load_explicit(&job->remaining, memory_order_relaxed) != 0;
   pthread_mutex_unlock(&pool->lock);
   if (!waiting) return;
-  int64_t until = now_ns() + pool->spin_ns;
+  int64_t wait_start = now_ns(), until = wait_start + pool->spin_ns;
   int finished = 0;
   while (!finished && now_ns() < until) {
     for (int i = 0; i < SPIN_CHECK_EVERY && !finished; i++) {
@@ -327,6 +344,9 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   job->caller_sleeping = 1;
   while (atomic_load_explicit(&job->remaining, memory_order_relaxed) != 0) pthread_cond_wait(&pool->done, &pool->lock);
   pthread_mutex_unlock(&pool->lock);
+  /* waiting much longer than a chunk takes: a worker was taken off its core holding one (a busy machine) */
+  int64_t t = now_ns();
+  if (t - wait_start > longest + PREEMPTED_NS) mark_busy(pool, t);
 }
 
 /* Run every launch of `program` in order with the call's `values` (buffer addresses, symbol values); when
