@@ -16,13 +16,15 @@
  * variable, so an idle process burns no CPU. How long it spins adapts (spin_deadline): up to max_spin_ns while a
  * call with a split launch runs (kiln_run wakes sleeping workers when it starts, so that they spin by the time
  * its first split launch is posted), and between calls a little longer than the last gap between two calls
- * (between spin_ns and max_spin_ns): programs called back to back find their workers spinning, not asleep. A
- * spinner that notices it was taken off its core (a jump of the clock between two reads) marks the machine busy
- * for BUSY_NS: other processes want the cores, and every microsecond spun is taken from this process's share of
- * them (autogroup scheduling), so spins shrink to spin_ns until then. A caller waiting for its last chunks spins
- * spin_ns, then sleeps. The job list, the chunk hand-out and the count of unfinished chunks are guarded by the
- * pool's mutex; the spins read atomics only. A job lives on its caller's stack: a worker touches it only inside
- * the mutex, and a caller leaves only after taking the mutex once more after its last chunk finished.
+ * (between spin_ns and max_spin_ns): programs called back to back find their workers spinning, not asleep. The
+ * workers are kept off the caller's CPU (avoid_callers_cpu). A busy machine - a spinner saw a jump of the clock
+ * between two reads, or a caller waited far longer than a chunk takes for a worker's chunk: a thread was taken
+ * off its core - turns all of that off for BUSY_NS: spins of spin_ns, no early wake-up, workers free to use every
+ * CPU. Other processes then want the cores, every microsecond spun is taken from this process's share of them
+ * (autogroup scheduling), and a worker held off one CPU waits behind them with a chunk. A caller waiting for its
+ * last chunks spins spin_ns, then sleeps. The job list, the chunk hand-out and the count of unfinished chunks are
+ * guarded by the pool's mutex; the spins read atomics only. A job lives on its caller's stack: a worker touches it
+ * only inside the mutex, and a caller leaves only after taking the mutex once more after its last chunk finished.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -44,8 +46,8 @@
 
 #define SPIN_CHECK_EVERY 64 /* pause instructions between two reads of the clock */
 #define STACK_ARGS 512      /* launch arguments gathered on the stack; a longer list is malloc'd */
-#define PREEMPTED_NS 200000 /* a gap this long between two clock reads of a spin: the spinner lost its core */
-#define BUSY_NS 1000000000  /* after that, how long spins stay at spin_ns */
+#define PREEMPTED_NS 200000 /* a gap this long in a spin (or a wait this much over a chunk): a thread lost its core */
+#define BUSY_NS 1000000000  /* after that, how long the machine counts as busy */
 
 typedef void (*kiln_entry)(void **args, int64_t lo, int64_t hi);
 
@@ -96,7 +98,7 @@ struct kiln_pool {
   _Atomic int32_t calls;   /* kiln_run calls in progress that have a split launch */
   _Atomic int64_t last_end;   /* when the last such call ended (ns; 0: none yet) */
   _Atomic int64_t idle_spin;  /* an idle worker's spin between calls, from the last gap between two calls */
-  _Atomic int64_t busy_until; /* a spinner lost its core: spins are spin_ns until then (ns) */
+  _Atomic int64_t busy_until; /* a thread lost its core: the machine counts as busy until then (ns) */
   _Atomic int32_t sleepers;   /* written under the mutex */
   int stop;
   cpu_set_t cpus;             /* the CPUs the process may use (when the pool was made) */

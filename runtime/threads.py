@@ -12,7 +12,8 @@ another process keeps off its core delays a launch by at most the chunk it holds
 The workers are native (``runtime/runner.c``, driven by ``kiln.runtime.native``): they spin waiting for the next
 launch and then sleep, so a hand-off costs about a microsecond while launches follow each other and an idle
 process uses no CPU. The spin adapts: up to ``MAX_SPIN_US`` while a call runs and between calls that follow each
-other closely, ``SPIN_US`` once a spinner found itself taken off its core (other processes want the cores). The
+other closely, and the workers are kept off the calling thread's CPU; once a thread was seen taken off its core
+(other processes want the cores) the spin is ``SPIN_US`` and the workers may use every CPU, for a second. The
 Python launch loop (no C compiler, ``KILN_PYTHON_RUNNER=1``) uses ``run`` instead, with Python workers that sleep
 on a queue (ctypes releases the GIL during a chunk); waking one costs tens of microseconds.
 
@@ -54,7 +55,7 @@ ms at load 17); the native pool's hand-off is a mutex and an atomic counter."""
 
 SPIN_US = 50
 """Microseconds a native worker spins waiting for the next launch before it sleeps on a condition variable when
-the machine is busy (a spinner was taken off its core in the last second), and a caller for its last chunks.
+the machine is busy (a thread was taken off its core in the last second), and a caller for its last chunks.
 The threads of one process share its CPU share (autogroup scheduling), so on a busy machine a spinning worker
 takes time from the caller: spins of 5, 20, 50 and 100 us were within the noise of the load there (load 7-10,
 networks and small matmuls), and 50 us still covers the gap between two launches of one call."""
