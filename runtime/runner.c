@@ -262,9 +262,6 @@ int32_t kiln_pool_busy(kiln_pool *pool) { return is_busy(pool, now_ns()); }
 /* What an idle worker spins between calls now (ns), learned from the last gap between two calls. */
 int64_t kiln_pool_idle_spin(kiln_pool *pool) { return atomic_load_explicit(&pool->idle_spin, memory_order_relaxed); }
 
-/* A call with a split launch starts: learn the spin between calls from the gap since the last one ended (a
- * little longer than that gap, so that the next call finds the workers spinning; spin_ns when the gap is too
- * long to spin through), and wake sleeping workers, which then spin while the call runs. */
 /* Keep the workers off the calling thread's CPU while the machine is not busy. A worker there can only take turns
  * with the caller, and the scheduler leaves it there: a woken thread is often placed on its waker's CPU, and an
  * idle CPU does not pull a task that ran within the last half millisecond (measured: a worker on the caller's CPU
@@ -282,8 +279,11 @@ static void avoid_callers_cpu(kiln_pool *pool) {
   atomic_store_explicit(&pool->avoided, cpu, memory_order_relaxed);
 }
 
+/* A call with a split launch starts: learn the spin between calls from the gap since the last one ended (a
+ * little longer than that gap, so that the next call finds the workers spinning; spin_ns when the gap is too
+ * long to spin through), and wake sleeping workers, which then spin while the call runs. */
 static void begin_call(kiln_pool *pool) {
-  avoid_callers_cpu(pool);
+  avoid_callers_cpu(pool); /* before the wake-up, so that a woken worker starts off the caller's CPU */
   int64_t t = now_ns();
   int64_t last = atomic_load_explicit(&pool->last_end, memory_order_relaxed);
   if (last) {
@@ -291,8 +291,7 @@ static void begin_call(kiln_pool *pool) {
     atomic_store_explicit(&pool->idle_spin, spin <= pool->max_spin_ns ? spin : pool->spin_ns, memory_order_relaxed);
   }
   atomic_fetch_add_explicit(&pool->calls, 1, memory_order_relaxed);
-  if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) &&
-      !is_busy(pool, t)) {
+  if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) && !is_busy(pool, t)) {
     pthread_mutex_lock(&pool->lock);
     pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->lock);
