@@ -1,4 +1,4 @@
-"""The native program runner (``runner.c`` beside this file): a C worker pool that spins briefly and then sleeps,
+"""The native program runner (``runner.c`` beside this file): a C worker pool that spins and then sleeps,
 and ``kiln_run``, which runs a program's whole launch list in one ctypes call (the GIL released for all of it).
 
 The library is built by the C toolchain (``kiln.targets.c.toolchain.load_c``, with ``RUNNER_FLAGS`` rather than
@@ -38,7 +38,7 @@ class Runner:
     def __init__(self, library: ctypes.CDLL):
         self.library = library
         self.pool_create = library.kiln_pool_create
-        self.pool_create.argtypes = (ctypes.c_int32, ctypes.c_int64)
+        self.pool_create.argtypes = (ctypes.c_int32, ctypes.c_int64, ctypes.c_int64)
         self.pool_create.restype = ctypes.c_void_p
         self.pool_destroy = library.kiln_pool_destroy
         self.pool_destroy.argtypes = (ctypes.c_void_p,)
@@ -46,6 +46,12 @@ class Runner:
         self.pool_size = library.kiln_pool_size
         self.pool_size.argtypes = (ctypes.c_void_p,)
         self.pool_size.restype = ctypes.c_int32
+        self.pool_idle_spin = library.kiln_pool_idle_spin
+        self.pool_idle_spin.argtypes = (ctypes.c_void_p,)
+        self.pool_idle_spin.restype = ctypes.c_int64
+        self.pool_busy = library.kiln_pool_busy
+        self.pool_busy.argtypes = (ctypes.c_void_p,)
+        self.pool_busy.restype = ctypes.c_int32
         self.run = library.kiln_run
         self.run.argtypes = (ctypes.c_void_p,) * 5
         self.run.restype = None

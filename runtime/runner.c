@@ -12,14 +12,23 @@
  * A call may also record every chunk's thread (0 the caller, 1.. the workers) and its start and end, which shows
  * whether the workers took part (Executable.timeline).
  *
- * Waiting: a worker with nothing to do spins (pause instructions, reading one counter) for spin_ns, then sleeps
- * on a condition variable, so an idle process burns no CPU; a caller waiting for its last chunks spins for as
- * long, then sleeps. The job list, the chunk hand-out and the count of unfinished chunks are guarded by the pool's
- * mutex; the spins read atomics only. A job lives on its caller's stack: a worker touches it only inside the
- * mutex, and a caller leaves only after taking the mutex once more after its last chunk finished.
+ * Waiting: a worker with nothing to do spins (pause instructions, reading one counter), then sleeps on a condition
+ * variable, so an idle process burns no CPU. How long it spins adapts (spin_deadline): up to max_spin_ns while a
+ * call with a split launch runs (kiln_run wakes sleeping workers when it starts, so that they spin by the time
+ * its first split launch is posted), and between calls a little longer than the last gap between two calls
+ * (between spin_ns and max_spin_ns): programs called back to back find their workers spinning, not asleep. The
+ * workers are kept off the caller's CPU (avoid_callers_cpu). A busy machine - a spinner saw a jump of the clock
+ * between two reads, or a caller waited far longer than a chunk takes for a worker's chunk: a thread was taken
+ * off its core - turns all of that off for BUSY_NS: spins of spin_ns, no early wake-up, workers free to use every
+ * CPU. Other processes then want the cores, every microsecond spun is taken from this process's share of them
+ * (autogroup scheduling), and a worker held off one CPU waits behind them with a chunk. A caller waiting for its
+ * last chunks spins spin_ns, then sleeps. The job list, the chunk hand-out and the count of unfinished chunks are
+ * guarded by the pool's mutex; the spins read atomics only. A job lives on its caller's stack: a worker touches it
+ * only inside the mutex, and a caller leaves only after taking the mutex once more after its last chunk finished.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -37,6 +46,8 @@
 
 #define SPIN_CHECK_EVERY 64 /* pause instructions between two reads of the clock */
 #define STACK_ARGS 512      /* launch arguments gathered on the stack; a longer list is malloc'd */
+#define PREEMPTED_NS 200000 /* a gap this long in a spin (or a wait this much over a chunk): a thread lost its core */
+#define BUSY_NS 1000000000  /* after that, how long the machine counts as busy */
 
 typedef void (*kiln_entry)(void **args, int64_t lo, int64_t hi);
 
@@ -75,7 +86,8 @@ typedef struct {
 
 struct kiln_pool {
   int32_t size; /* threads in all, the caller included */
-  int64_t spin_ns;
+  int64_t spin_ns;     /* the shortest spin (a busy machine; a caller waiting for its last chunks) */
+  int64_t max_spin_ns; /* the longest (while a call runs; between calls that follow each other closely) */
   pthread_t *threads;
   kiln_worker *workers;
   pthread_mutex_t lock;
@@ -83,14 +95,57 @@ struct kiln_pool {
   pthread_cond_t done; /* a job whose caller sleeps has finished */
   kiln_job *head, *tail;
   _Atomic uint64_t posted; /* bumped at every post: what idle workers spin on */
-  int sleepers;
+  _Atomic int32_t calls;   /* kiln_run calls in progress that have a split launch */
+  _Atomic int64_t last_end;   /* when the last such call ended (ns; 0: none yet) */
+  _Atomic int64_t idle_spin;  /* an idle worker's spin between calls, from the last gap between two calls */
+  _Atomic int64_t busy_until; /* a thread lost its core: the machine counts as busy until then (ns) */
+  _Atomic int32_t sleepers;   /* written under the mutex */
   int stop;
+  cpu_set_t cpus;             /* the CPUs the process may use (when the pool was made) */
+  _Atomic int32_t avoided;    /* the CPU the workers are kept off: the last caller's (-1: none, a busy machine) */
 };
 
 static int64_t now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int is_busy(kiln_pool *pool, int64_t t) {
+  return t < atomic_load_explicit(&pool->busy_until, memory_order_relaxed);
+}
+
+static void mark_busy(kiln_pool *pool, int64_t t) {
+  atomic_store_explicit(&pool->busy_until, t + BUSY_NS, memory_order_relaxed);
+}
+
+/* Until when an idle worker that started spinning at `start` spins, asked at `t`: see the comment at the top.
+ * Between calls the spin counts from the last call's end, so that a worker idle since its last chunk of a call
+ * still covers the gap after it. */
+static int64_t spin_deadline(kiln_pool *pool, int64_t start, int64_t t) {
+  if (is_busy(pool, t)) return start + pool->spin_ns;
+  if (atomic_load_explicit(&pool->calls, memory_order_relaxed) > 0) return start + pool->max_spin_ns;
+  int64_t end = atomic_load_explicit(&pool->last_end, memory_order_relaxed);
+  return (end > start ? end : start) + atomic_load_explicit(&pool->idle_spin, memory_order_relaxed);
+}
+
+/* Spin until the pool's post counter moves from `seen` (1) or the spin's deadline passes (0); a spinner taken
+ * off its core marks the machine busy and stops at once. */
+static int spin_for_post(kiln_pool *pool, uint64_t seen) {
+  int64_t start = now_ns(), last = start;
+  for (;;) {
+    for (int i = 0; i < SPIN_CHECK_EVERY; i++) {
+      CPU_RELAX();
+      if (atomic_load_explicit(&pool->posted, memory_order_relaxed) != seen) return 1;
+    }
+    int64_t t = now_ns();
+    if (t - last > PREEMPTED_NS) {
+      mark_busy(pool, t);
+      return 0;
+    }
+    last = t;
+    if (t >= spin_deadline(pool, start, t)) return 0;
+  }
 }
 
 static void unlink_job(kiln_pool *pool, kiln_job *job) {
@@ -138,30 +193,25 @@ static void *work(void *arg) {
     }
     uint64_t seen = atomic_load_explicit(&pool->posted, memory_order_relaxed);
     pthread_mutex_unlock(&pool->lock);
-    int64_t until = now_ns() + pool->spin_ns;
-    int posted = 0;
-    while (!posted && now_ns() < until) {
-      for (int i = 0; i < SPIN_CHECK_EVERY && !posted; i++) {
-        CPU_RELAX();
-        posted = atomic_load_explicit(&pool->posted, memory_order_relaxed) != seen;
-      }
-    }
+    int posted = spin_for_post(pool, seen);
     pthread_mutex_lock(&pool->lock);
     if (!posted && atomic_load_explicit(&pool->posted, memory_order_relaxed) == seen && !pool->stop) {
-      pool->sleepers++;
+      atomic_fetch_add_explicit(&pool->sleepers, 1, memory_order_relaxed);
       pthread_cond_wait(&pool->work, &pool->lock);
-      pool->sleepers--;
+      atomic_fetch_sub_explicit(&pool->sleepers, 1, memory_order_relaxed);
     }
   }
   pthread_mutex_unlock(&pool->lock);
   return NULL;
 }
 
-kiln_pool *kiln_pool_create(int32_t size, int64_t spin_ns) {
+kiln_pool *kiln_pool_create(int32_t size, int64_t spin_ns, int64_t max_spin_ns) {
   kiln_pool *pool = calloc(1, sizeof *pool);
   if (!pool) return NULL;
   pool->size = size < 1 ? 1 : size;
   pool->spin_ns = spin_ns < 0 ? 0 : spin_ns;
+  pool->max_spin_ns = max_spin_ns < pool->spin_ns ? pool->spin_ns : max_spin_ns;
+  atomic_init(&pool->idle_spin, pool->spin_ns);
   pthread_mutex_init(&pool->lock, NULL);
   pthread_cond_init(&pool->work, NULL);
   pthread_cond_init(&pool->done, NULL);
@@ -184,6 +234,8 @@ kiln_pool *kiln_pool_create(int32_t size, int64_t spin_ns) {
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pool->size = started; /* fewer threads if the system refused some: still correct, the caller runs the rest */
+  atomic_init(&pool->avoided, -1);
+  if (sched_getaffinity(0, sizeof pool->cpus, &pool->cpus) != 0) CPU_ZERO(&pool->cpus);
   return pool;
 }
 
@@ -204,7 +256,55 @@ void kiln_pool_destroy(kiln_pool *pool) {
 
 int32_t kiln_pool_size(const kiln_pool *pool) { return pool->size; }
 
+/* Whether the pool treats the machine as busy now (short spins, workers free to use every CPU). */
+int32_t kiln_pool_busy(kiln_pool *pool) { return is_busy(pool, now_ns()); }
+
+/* What an idle worker spins between calls now (ns), learned from the last gap between two calls. */
+int64_t kiln_pool_idle_spin(kiln_pool *pool) { return atomic_load_explicit(&pool->idle_spin, memory_order_relaxed); }
+
+/* Keep the workers off the calling thread's CPU while the machine is not busy. A worker there can only take turns
+ * with the caller, and the scheduler leaves it there: a woken thread is often placed on its waker's CPU, and an
+ * idle CPU does not pull a task that ran within the last half millisecond (measured: a worker on the caller's CPU
+ * took no chunk, one on the other CPU half of them). On a busy machine a worker held to the other CPUs waits
+ * there behind other processes, holding the chunk the caller then waits for: the workers may use every CPU again.
+ * Costs a system call per worker when the caller has moved (or the machine turned busy) since the last check. */
+static void avoid_callers_cpu(kiln_pool *pool) {
+  if (CPU_COUNT(&pool->cpus) < 2) return;
+  int cpu = is_busy(pool, now_ns()) ? -1 : sched_getcpu();
+  if (cpu == atomic_load_explicit(&pool->avoided, memory_order_relaxed)) return;
+  if (cpu >= CPU_SETSIZE || (cpu >= 0 && !CPU_ISSET(cpu, &pool->cpus))) return;
+  cpu_set_t allowed = pool->cpus;
+  if (cpu >= 0) CPU_CLR(cpu, &allowed);
+  for (int32_t i = 1; i < pool->size; i++) pthread_setaffinity_np(pool->threads[i], sizeof allowed, &allowed);
+  atomic_store_explicit(&pool->avoided, cpu, memory_order_relaxed);
+}
+
+/* A call with a split launch starts: learn the spin between calls from the gap since the last one ended (a
+ * little longer than that gap, so that the next call finds the workers spinning; spin_ns when the gap is too
+ * long to spin through), and wake sleeping workers, which then spin while the call runs. */
+static void begin_call(kiln_pool *pool) {
+  avoid_callers_cpu(pool); /* before the wake-up, so that a woken worker starts off the caller's CPU */
+  int64_t t = now_ns();
+  int64_t last = atomic_load_explicit(&pool->last_end, memory_order_relaxed);
+  if (last) {
+    int64_t spin = pool->spin_ns + 2 * (t - last);
+    atomic_store_explicit(&pool->idle_spin, spin <= pool->max_spin_ns ? spin : pool->spin_ns, memory_order_relaxed);
+  }
+  atomic_fetch_add_explicit(&pool->calls, 1, memory_order_relaxed);
+  if (atomic_load_explicit(&pool->sleepers, memory_order_relaxed) && !is_busy(pool, t)) {
+    pthread_mutex_lock(&pool->lock);
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->lock);
+  }
+}
+
+static void end_call(kiln_pool *pool) {
+  atomic_fetch_sub_explicit(&pool->calls, 1, memory_order_relaxed);
+  atomic_store_explicit(&pool->last_end, now_ns(), memory_order_relaxed);
+}
+
 static void run_parallel(kiln_pool *pool, kiln_job *job) {
+  avoid_callers_cpu(pool); /* the caller may have moved since the call began */
   job->next = 1; /* the caller keeps the first chunk */
   atomic_store_explicit(&job->remaining, job->n_chunks, memory_order_relaxed);
   job->caller_sleeping = 0;
@@ -217,9 +317,13 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   if (pool->sleepers) pthread_cond_broadcast(&pool->work);
 
   int64_t chunk = 0; /* the loop starts by releasing the mutex taken to post the job */
+  int64_t longest = 0; /* the caller's longest chunk */
   for (;;) {
     pthread_mutex_unlock(&pool->lock);
+    int64_t start = now_ns();
     run_chunk(job, chunk, 0);
+    int64_t took = now_ns() - start;
+    longest = took > longest ? took : longest;
     pthread_mutex_lock(&pool->lock);
     finish_chunk(pool, job);
     if (job->next == job->n_chunks) break;
@@ -228,7 +332,7 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   int waiting = atomic_load_explicit(&job->remaining, memory_order_relaxed) != 0;
   pthread_mutex_unlock(&pool->lock);
   if (!waiting) return;
-  int64_t until = now_ns() + pool->spin_ns;
+  int64_t wait_start = now_ns(), until = wait_start + pool->spin_ns;
   int finished = 0;
   while (!finished && now_ns() < until) {
     for (int i = 0; i < SPIN_CHECK_EVERY && !finished; i++) {
@@ -241,6 +345,9 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   job->caller_sleeping = 1;
   while (atomic_load_explicit(&job->remaining, memory_order_relaxed) != 0) pthread_cond_wait(&pool->done, &pool->lock);
   pthread_mutex_unlock(&pool->lock);
+  /* waiting much longer than a chunk takes: a worker was taken off its core holding one (a busy machine) */
+  int64_t t = now_ns();
+  if (t - wait_start > longest + PREEMPTED_NS) mark_busy(pool, t);
 }
 
 /* Run every launch of `program` in order with the call's `values` (buffer addresses, symbol values); when
@@ -253,6 +360,9 @@ void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *value
   void **args = program->n_args <= STACK_ARGS ? stack_args : malloc((size_t)program->n_args * sizeof *args);
   if (!args) abort(); /* out of memory for a few pointers: nothing sensible is left to do */
   for (int64_t i = 0; i < program->n_args; i++) args[i] = (void *)(intptr_t)values[arg_index[i]];
+  int split = 0;
+  for (int64_t k = 0; k < program->n_launches && pool->size > 1; k++) split |= program->launches[k].n_chunks > 1;
+  if (split) begin_call(pool);
   for (int64_t k = 0; k < program->n_launches; k++) {
     const kiln_launch *launch = &program->launches[k];
     int64_t start = times ? now_ns() : 0;
@@ -270,5 +380,6 @@ void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *value
     }
     if (times) times[k] = (double)(now_ns() - start) * 1e-9;
   }
+  if (split) end_call(pool);
   if (args != stack_args) free(args);
 }

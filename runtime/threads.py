@@ -9,11 +9,13 @@ other waits after 2 (3/5 of the one-thread time instead of 1/2), and a short las
 calling thread runs the first chunk itself and then takes chunks no worker has taken yet, so a worker that
 another process keeps off its core delays a launch by at most the chunk it holds. Smaller launches run inline.
 
-The workers are native (``runtime/runner.c``, driven by ``kiln.runtime.native``): they spin ``SPIN_US`` waiting
-for the next launch and then sleep, so a hand-off costs about a microsecond while launches follow each other and
-an idle process uses no CPU. The Python launch loop (no C compiler, ``KILN_PYTHON_RUNNER=1``) uses ``run``
-instead, with Python workers that sleep on a queue (ctypes releases the GIL during a chunk); waking one costs
-tens of microseconds.
+The workers are native (``runtime/runner.c``, driven by ``kiln.runtime.native``): they spin waiting for the next
+launch and then sleep, so a hand-off costs about a microsecond while launches follow each other and an idle
+process uses no CPU. The spin adapts: up to ``MAX_SPIN_US`` while a call runs and between calls that follow each
+other closely, and the workers are kept off the calling thread's CPU; once a thread was seen taken off its core
+(other processes want the cores) the spin is ``SPIN_US`` and the workers may use every CPU, for a second. The
+Python launch loop (no C compiler, ``KILN_PYTHON_RUNNER=1``) uses ``run`` instead, with Python workers that sleep
+on a queue (ctypes releases the GIL during a chunk); waking one costs tens of microseconds.
 
 One pool serves the whole process (``default_pool()``), sized to the cores this process may use
 (``KILN_THREADS`` overrides). Several Python threads may launch at once: jobs share one queue, and each
@@ -52,11 +54,18 @@ chunk a GIL hand-off, and the caller slept on the last one: 256^2 matmul with 8 
 ms at load 17); the native pool's hand-off is a mutex and an atomic counter."""
 
 SPIN_US = 50
-"""Microseconds an idle native worker spins waiting for the next launch (and a caller for its last chunks)
-before it sleeps on a condition variable. The threads of one process share its CPU share (autogroup
-scheduling), so a worker spinning while the caller runs a one-chunk launch slows the caller on a loaded machine:
-spins of 5, 20, 50 and 100 us were compared (load 7-10, networks and small matmuls): their differences were
-within the noise of the load, and 50 us still covers the gap between two launches of one call."""
+"""Microseconds a native worker spins waiting for the next launch before it sleeps on a condition variable when
+the machine is busy (a thread was taken off its core in the last second), and a caller for its last chunks.
+The threads of one process share its CPU share (autogroup scheduling), so on a busy machine a spinning worker
+takes time from the caller: spins of 5, 20, 50 and 100 us were within the noise of the load there (load 7-10,
+networks and small matmuls), and 50 us still covers the gap between two launches of one call."""
+
+MAX_SPIN_US = 1000
+"""The longest spin of a native worker when the machine is not busy: while a call with a split launch runs (the
+call wakes sleeping workers when it starts, so they spin by the time its first split launch is posted), and
+between calls whose gap is at most half of it (the spin is then ``SPIN_US`` + twice the last gap). A worker
+that sleeps between back-to-back calls is woken for every call, late, and often onto the caller's core
+(docs/performance.md, "Small matmuls on two cores, session 8")."""
 
 UNKNOWN_CORE_WORK = PARALLEL_MIN_WORK
 """Work assumed per index when the lowering gave no estimate: large, so any extent >= 2 is split."""
@@ -70,9 +79,10 @@ class ThreadPool:
     (``native()``, started on first use, again in a forked child) or, for the Python launch loop, Python
     threads (started by the first ``run``)."""
 
-    def __init__(self, size: int, spin_us: int = SPIN_US):
+    def __init__(self, size: int, spin_us: int = SPIN_US, max_spin_us: int = MAX_SPIN_US):
         self.size = max(1, size)
         self.spin_us = spin_us
+        self.max_spin_us = max_spin_us
         self._jobs: SimpleQueue[_Job] = SimpleQueue()
         self._lock = threading.Lock()
         self._python_workers = False
@@ -86,7 +96,9 @@ class ThreadPool:
             with _native_lock:
                 if self._native_pid != os.getpid():
                     lib = runner()
-                    self._native = None if lib is None else lib.pool_create(self.size, self.spin_us * 1000)
+                    self._native = None if lib is None else lib.pool_create(
+                        self.size, self.spin_us * 1000, self.max_spin_us * 1000
+                    )
                     self._native_pid = os.getpid()
         return self._native
 

@@ -1,6 +1,6 @@
 """The native program runner (runtime/runner.c): numerics through it on both CPU targets, split and unsplit
 launches, symbolic shapes, several Python threads at once, a forked child, per-launch profile times, the per-chunk
-timeline, and an idle pool that sleeps instead of spinning."""
+timeline, an idle pool that sleeps instead of spinning, and the spin between calls learned from their gap."""
 
 from __future__ import annotations
 
@@ -129,12 +129,14 @@ def test_a_forked_child_runs_on_a_pool_of_its_own(target: str) -> None:
 
 
 def test_an_idle_pool_sleeps() -> None:
-    """Workers spin for ``spin_us`` after a launch, then sleep: half a second idle costs next to no CPU time (a
-    spinning worker would cost the whole half second)."""
+    """Workers spin at most ``max_spin_us`` after a call, then sleep: half a second idle costs next to no CPU time
+    (a spinning worker would cost the whole half second). Calls back to back first, which make the spin between
+    calls its longest."""
     pool = ThreadPool(4)
     exe = native("cpu-llvm", None, pool)
     a, b, c = inputs(100_000)
-    exe(a, b, c)
+    for _ in range(20):
+        exe(a, b, c)
     time.sleep(0.05)  # past the spin
     start = time.process_time()
     time.sleep(0.5)
@@ -164,3 +166,56 @@ def test_a_kernel_without_its_entry_is_a_compile_error() -> None:
     without = LoadedKernels({k: v for k, v in loaded.addresses.items() if k != "k1__entry"}, loaded.handle)
     with pytest.raises(CompileError, match="kernel @k1 was loaded without its entry @k1__entry"):
         Executable(spec, without)
+
+
+def test_the_spin_between_calls_follows_the_gap_between_them() -> None:
+    """Calls back to back lengthen the workers' idle spin past ``spin_us`` (up to ``max_spin_us``); a gap too long
+    to spin through puts it back to ``spin_us``."""
+    pool = ThreadPool(2, spin_us=50, max_spin_us=100_000)
+    exe = native("cpu-llvm", None, pool)
+    a, b, c = inputs(100_000)
+    lib = exe._runner
+    spins = []
+    for _ in range(10):
+        np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
+        spins.append(lib.pool_idle_spin(pool.native()))
+    assert max(spins) > 50_000 and all(50_000 <= s <= 100_000_000 for s in spins)
+    time.sleep(0.2)  # a gap over half the longest spin
+    exe(a, b, c)
+    assert lib.pool_idle_spin(pool.native()) == 50_000
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_workers_keep_off_the_callers_cpu() -> None:
+    """After a split call the workers may run on every usable CPU but the caller's (a worker there could only take
+    turns with it) unless the machine is busy; a process with one usable CPU still computes right (the workers are
+    left where they are)."""
+    usable = os.sched_getaffinity(0)
+    pid = os.fork()
+    if pid == 0:  # a child: its affinity changes stay its own
+        ok = False
+        try:
+            a, b, c = inputs(100_000)
+            cpu = min(usable)
+            os.sched_setaffinity(0, {cpu})
+            pool = ThreadPool(2)
+            exe = native("cpu-llvm", None, pool)
+            ok = bool(np.allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6))
+            if len(usable) > 1:
+                os.sched_setaffinity(0, usable)
+                pool = ThreadPool(2)
+                exe = native("cpu-llvm", None, pool)
+                before = set(os.listdir("/proc/self/task"))
+                pool.native()  # its worker starts with every CPU usable
+                workers = set(os.listdir("/proc/self/task")) - before
+                os.sched_setaffinity(0, {cpu})  # the caller now runs on `cpu` only
+                ok = ok and bool(np.allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6))
+                # a busy machine (a thread seen off its core) frees the workers to use every CPU again; the call
+                # may have found it busy only after its last check of the caller's CPU
+                busy = exe._runner.pool_busy(pool.native())
+                want = [usable - {cpu}, usable] if busy else [usable - {cpu}]
+                ok = ok and len(workers) == 1 and os.sched_getaffinity(int(workers.pop())) in want
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
