@@ -59,6 +59,10 @@ the ops):
   polynomial of degree 6 on |r| <= ln2/2 (``EXP_MINIMAX``), times 2^k as for exp2: <= 0.84 ulp (cpu-llvm and gcc
   machine code). About 20% fewer instructions than exp2 and the correction (softmax over 4096x4096 on one
   thread: 22.5 -> 19.5 ms).
+- ``exp_nonpositive`` (softmax's ``exp(x - max)``, written by ``graph-decompose``: an argument <= 0 or nan) is
+  exp's rule without the clamp from above, the same bits for every such argument (the clamp from below keeps
+  -inf -> 0 and the subnormal results; nan passes through the arithmetic). The fact travels as the op itself,
+  graph to uop, so no pass has to keep an attribute; where exp is native or libm it is rendered as exp.
 - The two powers of two of exp2 and exp come from the bits of ``k + 1.5 * 2^p`` that rounded k, with integer
   ops only (halve, subtract, add the bias, shift): 8 instructions per scaling instead of 11 (softmax's row
   over cached data: 0.78 -> 0.66 ns per element together with the shorter polynomial).
