@@ -151,7 +151,7 @@ HOST_FUSED_REDUCE_BYTES = 1 << 17
 """A fused row of up to 128 KiB stays in any host's L2 between the consumer's loops."""
 
 
-LIBM_F64_ONLY = frozenset({"exp", "exp2", "log", "log2"})
+LIBM_F64_ONLY = frozenset({"exp", "exp_nonpositive", "exp2", "log", "log2"})
 """ALU ops the CPU targets leave to libm on f64 only: on f32 (and f16/bf16, computed in f32) ``uop-decompose``
 builds them from arithmetic, bit operations and selects, which the compilers vectorize, where a libm call per
 element keeps the loop scalar (softmax over 4096x4096: 32M ``expf`` calls). ``uop-decompose`` does so only in

@@ -6,8 +6,9 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
 
 - `matmul`: ``reduce_sum(a'[..., M, 1, K] * permute(b')[..., 1, N, K], K)``; 1-D operands simply skip the
   inserted axis, batch dims broadcast implicitly.
-- `softmax` / `log_softmax`: ``e = exp(x' - reduce_max(x'))``, then ``e / reduce_sum(e)`` or
-  ``(x' - max) - log(reduce_sum(e))``.
+- `softmax` / `log_softmax`: ``e = exp_nonpositive(x' - reduce_max(x'))``, then ``e / reduce_sum(e)`` or
+  ``(x' - max) - log(reduce_sum(e))``. ``x' - max`` is <= 0 or nan (nan where the row holds +inf or nan, or is
+  all -inf), which `exp_nonpositive` says, so that `uop-decompose` leaves out exp's clamp from above.
 - `layernorm`: ``c = x' - mean(x')``, ``c * rsqrt(mean(c * c) + eps)``, then ``* w' + b'``.
 - `mean` over static axes: ``reduce_sum(x') / count``. Over a symbolic axis the count is not a constant, so
   `mean` stays: it is a core reduction (the scheduler divides by the bound count).
@@ -175,7 +176,7 @@ def _softmax(b: Builder, op: Operation, log: bool) -> SSAValue:
     x = b.widen(op.operands[0])
     axis = _axis(op)
     shifted = b.op("sub", x, b.reduce("reduce_max", x, (axis,), True))
-    e = b.op("exp", shifted)
+    e = b.op("exp_nonpositive", shifted)
     total = b.reduce("reduce_sum", e, (axis,), True)
     if log:
         return b.op("sub", shifted, b.op("log", total))

@@ -59,6 +59,10 @@ the ops):
   polynomial of degree 6 on |r| <= ln2/2 (``EXP_MINIMAX``), times 2^k as for exp2: <= 0.84 ulp (cpu-llvm and gcc
   machine code). About 20% fewer instructions than exp2 and the correction (softmax over 4096x4096 on one
   thread: 22.5 -> 19.5 ms).
+- ``exp_nonpositive`` (softmax's ``exp(x - max)``, written by ``graph-decompose``: an argument <= 0 or nan) is
+  exp's rule without the clamp from above, the same bits for every such argument (the clamp from below keeps
+  -inf -> 0 and the subnormal results; nan passes through the arithmetic). The fact travels as the op itself,
+  graph to uop, so no pass has to keep an attribute; where exp is native or libm it is rendered as exp.
 - The two powers of two of exp2 and exp come from the bits of ``k + 1.5 * 2^p`` that rounded k, with integer
   ops only (halve, subtract, add the bias, shift): 8 instructions per scaling instead of 11 (softmax's row
   over cached data: 0.78 -> 0.66 ns per element together with the shorter polynomial).
@@ -432,9 +436,9 @@ def _fma(b: Builder, x: SSAValue, y: SSAValue, z: SSAValue) -> SSAValue:
     return b.alu("add", b.alu("mul", x, y), z)
 
 
-def _exp(b: Builder, x: SSAValue) -> SSAValue:
+def _exp(b: Builder, x: SSAValue, upper: bool = True) -> SSAValue:
     if layout_of(x).float_type == F32 and not b.target.is_native("exp2", "f32"):
-        return _exp_reduced(b, x)
+        return _exp_reduced(b, x, upper)
     hi, lo = b.split_constant(LOG2E, x)
     t = b.alu("mul", x, hi)
     err = b.alu("fma", x, hi, b.alu("neg", t))  # x*hi - t exactly
@@ -728,10 +732,12 @@ def _shifter_bits(layout: Layout) -> int:
     return ((layout.bias + p) << p) | (1 << (p - 1))
 
 
-def _clamp(b: Builder, x: SSAValue, limit: float) -> SSAValue:
-    """``x`` limited to [-limit, limit]; nan stays nan."""
-    high, low = b.const(limit, x), b.const(-limit, x)
-    x = b.where(b.alu("cmplt", high, x), high, x)
+def _clamp(b: Builder, x: SSAValue, limit: float, upper: bool = True) -> SSAValue:
+    """``x`` limited to [-limit, limit] (from below only without ``upper``); nan stays nan."""
+    high = b.const(limit, x) if upper else None
+    low = b.const(-limit, x)
+    if high is not None:
+        x = b.where(b.alu("cmplt", high, x), high, x)
     return b.where(b.alu("cmplt", x, low), low, x)
 
 
@@ -751,11 +757,13 @@ relative error (a linear program on a dense grid, then rounded to f32): 4.9e-9, 
 replaces (5e-9), one multiply-add fewer."""
 
 
-def _exp_reduced(b: Builder, x: SSAValue) -> SSAValue:
+def _exp_reduced(b: Builder, x: SSAValue, upper: bool = True) -> SSAValue:
     """f32 ``exp(x) = e^r * 2^k``, ``k = round(x log2(e))``, ``r = x - k ln2`` (Cody-Waite, ln2 in two parts),
-    where exp2 is software too: cheaper than ``exp2(t)`` and the correction for t's rounding error."""
+    where exp2 is software too: cheaper than ``exp2(t)`` and the correction for t's rounding error. Without
+    ``upper`` (``exp_nonpositive``: x <= 0 or nan) the clamp from above is left out: the result for x <= 0 is
+    the same bits, as the clamp changes only x > 200 ln2."""
     layout = layout_of(x)
-    x = _clamp(b, x, float(layout.exp2_clamp * LN2))
+    x = _clamp(b, x, float(layout.exp2_clamp * LN2), upper)
     k, shifted_bits = _nearest_integer(b, b.alu("mul", x, b.const(float(LOG2E), x)))
     hi, lo = (b.const(part, x) for part in EXP_LN2_PARTS)
     r = b.alu("sub", b.alu("sub", x, b.alu("mul", k, hi)), b.alu("mul", k, lo))
@@ -875,6 +883,7 @@ RULES: dict[str, Rule] = {
     "recip": _recip,
     "fma": _fma,
     "exp": _exp,
+    "exp_nonpositive": lambda b, x: _exp(b, x, upper=False),
     "log": _log,
     "tanh": _tanh,
     "erf": _erf,
@@ -903,7 +912,7 @@ DTYPE_RULES: dict[str, dict[str, Rule]] = {
 }
 """Decompositions that exist for some float dtypes only: op -> dtype -> rule."""
 
-HALF_IN_F32 = frozenset({"exp", "exp2", "log", "log2"})
+HALF_IN_F32 = frozenset({"exp", "exp_nonpositive", "exp2", "log", "log2"})
 """Ops whose decomposition on f16 and bf16 is the f32 one between casts: rounded once at the end, as numpy's
 are, and at the speed of f32 arithmetic (CPUs and PTX compute 16-bit floats in f32 anyway)."""
 

@@ -77,6 +77,9 @@ OPS: tuple[Elementwise, ...] = (
     Elementwise("neg", X, NUMERIC, "-x (wraps for integers)", np.negative, graph="neg",
                 graph_summary="-x (integers wrap)", **_everywhere(ptx=Native("neg.{t}"))),
     _float_fn("exp", "e to the power x", np.exp, **_libm("exp", "llvm.exp", "exp")),
+    # softmax's exp(x - max): the software rule leaves out exp's upper clamp (passes/uop_decompose.py)
+    _float_fn("exp_nonpositive", "e to the power x for x <= 0 or nan (exp's result there); unspecified for x > 0",
+              np.exp, tensor=None, **_libm("exp", "llvm.exp", "exp")),
     _float_fn("exp2", "2 to the power x", np.exp2, **_libm("exp2", "llvm.exp2", "exp2", Native("ex2.approx.f32", PTX_F32))),
     _float_fn("log", "natural logarithm; -inf at 0, nan below", np.log, **_libm("log", "llvm.log", "log")),
     _float_fn("log2", "base-2 logarithm; -inf at 0, nan below", np.log2,

@@ -89,6 +89,7 @@ UNARY_RULES: dict[str, Rule] = {
     "abs": _unary(lambda b, x, y, g: b.mul(g, b.op("sign", x))),
     "relu": _unary(lambda b, x, y, g: b.select(b.op("gt", x, b.scalar(0, x)), g)),
     "exp": _unary(lambda b, x, y, g: b.mul(g, y)),
+    "exp_nonpositive": _unary(lambda b, x, y, g: b.mul(g, y)),
     "exp2": _unary(lambda b, x, y, g: b.scale(b.mul(g, y), _LN2)),
     "log": _unary(lambda b, x, y, g: b.div(g, x)),
     "log2": _unary(lambda b, x, y, g: b.div(g, b.scale(x, _LN2))),

@@ -46,6 +46,15 @@ func.func @f(%x: !graph.tensor<4xi32>) {
 
 // -----
 
+// softmax's exp of x - max is a float function too
+func.func @f(%x: !graph.tensor<4xi32>) {
+  // expected-error@+1 {{'graph.exp_nonpositive' does not accept i32}}
+  %0 = graph.exp_nonpositive %x : !graph.tensor<4xi32>
+  func.return
+}
+
+// -----
+
 // bool arithmetic
 func.func @f(%x: !graph.tensor<4xi1>, %y: !graph.tensor<4xi1>) {
   // expected-error@+1 {{'graph.add' does not accept i1}}

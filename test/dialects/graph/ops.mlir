@@ -8,6 +8,8 @@ func.func @unary(%x: !graph.tensor<4xf32>, %i: !graph.tensor<4xi32>, %b: !graph.
   %neg = graph.neg %x : !graph.tensor<4xf32>
   // CHECK-NEXT: %exp = graph.exp %x : !graph.tensor<4xf32>
   %exp = graph.exp %x : !graph.tensor<4xf32>
+  // CHECK-NEXT: %expn = graph.exp_nonpositive %x : !graph.tensor<4xf32>
+  %expn = graph.exp_nonpositive %x : !graph.tensor<4xf32>
   // CHECK-NEXT: %exp2 = graph.exp2 %x : !graph.tensor<4xf32>
   %exp2 = graph.exp2 %x : !graph.tensor<4xf32>
   // CHECK-NEXT: %log = graph.log %x : !graph.tensor<4xf32>

@@ -189,6 +189,8 @@ kernel.kernel @alu(%f: !kernel.buffer<16xf32>, %ub: !kernel.buffer<16xui8>, %n: 
   %neg = kernel.neg %x : f32
   // CHECK-NEXT: %exp = kernel.exp %x : f32
   %exp = kernel.exp %x : f32
+  // CHECK-NEXT: %expn = kernel.exp_nonpositive %x : f32
+  %expn = kernel.exp_nonpositive %x : f32
   // CHECK-NEXT: %exp2 = kernel.exp2 %x : f32
   %exp2 = kernel.exp2 %x : f32
   // CHECK-NEXT: %log = kernel.log %x : f32

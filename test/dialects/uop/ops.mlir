@@ -204,6 +204,8 @@ uop.kernel @alu {
   %neg = uop.neg %xv : vector<4xf32>
   // CHECK-NEXT: %exp = uop.exp %xv : vector<4xf32>
   %exp = uop.exp %xv : vector<4xf32>
+  // CHECK-NEXT: %expn = uop.exp_nonpositive %xv : vector<4xf32>
+  %expn = uop.exp_nonpositive %xv : vector<4xf32>
   // CHECK-NEXT: %exp2 = uop.exp2 %xv : vector<4xf32>
   %exp2 = uop.exp2 %xv : vector<4xf32>
   // CHECK-NEXT: %log = uop.log %xv : vector<4xf32>

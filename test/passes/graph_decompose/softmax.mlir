@@ -3,7 +3,7 @@
 // CHECK-LABEL: func.func @softmax
 // CHECK-NEXT:    %[[M:.*]] = graph.reduce_max %x {axes = array<i64: 1>, keepdims = true} : (!graph.tensor<2x8xf32>) -> !graph.tensor<2x1xf32>
 // CHECK-NEXT:    %[[D:.*]] = graph.sub %x, %[[M]] : (!graph.tensor<2x8xf32>, !graph.tensor<2x1xf32>) -> !graph.tensor<2x8xf32>
-// CHECK-NEXT:    %[[E:.*]] = graph.exp %[[D]] : !graph.tensor<2x8xf32>
+// CHECK-NEXT:    %[[E:.*]] = graph.exp_nonpositive %[[D]] : !graph.tensor<2x8xf32>
 // CHECK-NEXT:    %[[S:.*]] = graph.reduce_sum %[[E]] {axes = array<i64: 1>, keepdims = true} : (!graph.tensor<2x8xf32>) -> !graph.tensor<2x1xf32>
 // CHECK-NEXT:    %r = graph.div %[[E]], %[[S]] : (!graph.tensor<2x8xf32>, !graph.tensor<2x1xf32>) -> !graph.tensor<2x8xf32>
 // CHECK-NEXT:    func.return %r
@@ -19,7 +19,7 @@ func.func @softmax(%x: !graph.tensor<2x8xf32>) -> !graph.tensor<2x8xf32> {
 // CHECK-NEXT:    %[[X:.*]] = graph.cast %x : (!graph.tensor<3x2xbf16>) -> !graph.tensor<3x2xf32>
 // CHECK-NEXT:    %[[M:.*]] = graph.reduce_max %[[X]] {axes = array<i64: 0>, keepdims = true}
 // CHECK-NEXT:    %[[D:.*]] = graph.sub %[[X]], %[[M]]
-// CHECK-NEXT:    %[[E:.*]] = graph.exp %[[D]]
+// CHECK-NEXT:    %[[E:.*]] = graph.exp_nonpositive %[[D]]
 // CHECK-NEXT:    %[[S:.*]] = graph.reduce_sum %[[E]] {axes = array<i64: 0>, keepdims = true}
 // CHECK-NEXT:    %[[L:.*]] = graph.log %[[S]] : !graph.tensor<1x2xf32>
 // CHECK-NEXT:    %[[Y:.*]] = graph.sub %[[D]], %[[L]]
