@@ -83,6 +83,34 @@ def test_batch_norm_after_conv_is_folded_into_its_filter():
         np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-3)
 
 
+def pools_model():
+    """Inception v2's pools: 3x3/2 MaxPool in ceil mode, 3x3/1 AveragePool with pads not counted, and an uneven
+    pad (one more row below) on a ceil-mode AveragePool that counts its explicit pads."""
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["m"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+        helper.make_node("AveragePool", ["x"], ["a"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("AveragePool", ["x"], ["u"], kernel_shape=[3, 2], strides=[2, 2], pads=[0, 1, 1, 0],
+                         ceil_mode=1, count_include_pad=1),
+    ]
+    outs = [helper.make_tensor_value_info(n, F32, None) for n in ("m", "a", "u")]
+    return make_model(nodes, [helper.make_tensor_value_info("x", F32, [1, 3, 12, 12])], outs)
+
+
+@pytest.mark.parametrize("device", ["cpu-llvm", "cpu-c", "webgpu"])
+def test_2d_pools_import_as_kiln_pools_and_match_onnxruntime(device):
+    """Ceil mode, uneven pads and averages that do not count (all) padding are kiln's max_pool2d/avg_pool2d
+    (an explicit pad in front, a rescaled average), not sums of strided slices."""
+    from tensor_cases import require
+
+    require(device)
+    model = pools_model()
+    text = str(kiln.onnx.import_model(model, check_outputs=False).module)
+    assert text.count("graph.max_pool2d") == 1 and text.count("graph.avg_pool2d") == 2 and "graph.shrink" not in text
+    x = RNG.standard_normal((1, 3, 12, 12)).astype(np.float32)
+    for got, want in zip(kiln.onnx.load(model, device=device)(x), ort_run(model, {"x": x})):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def test_large_weights_become_arguments_not_text():
     w = RNG.standard_normal((64, 64)).astype(np.float32)
     model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])], [helper.make_tensor_value_info("x", F32, [2, 64])],
