@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -81,6 +82,33 @@ def test_batch_norm_after_conv_is_folded_into_its_filter():
     got = kiln.onnx.load(shared, dims={"N": (1, 8)})(x)
     for g, w in zip(got, ort_run(shared, {"x": x})):
         np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-3)
+
+
+def test_per_channel_mul_and_add_after_conv_fold_into_it():
+    """Conv -> BatchNormalization -> Mul -> Add (Caffe2's scale layer, as in Inception v2: its factor a [C]
+    weight unsqueezed to [C, 1, 1]) imports as one conv; a Mul whose constant is not per channel (it varies
+    along W) stays. Both match onnxruntime."""
+    model = small_cnn()
+    c = 8
+    scale = numpy_helper.from_array(RNG.random(c).astype(np.float32) + 0.5, "sc0")
+    axes = numpy_helper.from_array(np.array([1, 2], np.int64), "axes")
+    shift = numpy_helper.from_array(RNG.standard_normal((1, c, 1, 1)).astype(np.float32), "sh")
+    model.graph.initializer.extend([scale, axes, shift])
+    relu = next(n for n in model.graph.node if n.op_type == "Relu")
+    relu.input[0] = "shifted"
+    at = list(model.graph.node).index(relu)
+    for k, node in enumerate([helper.make_node("Unsqueeze", ["sc0", "axes"], ["sc"]),
+                              helper.make_node("Mul", ["sc", "n"], ["scaled"]),
+                              helper.make_node("Add", ["scaled", "sh"], ["shifted"])]):
+        model.graph.node.insert(at + k, node)
+    text = str(kiln.onnx.import_model(model, dims={"N": (1, 8)}).module)
+    assert re.search(r"graph\.(mul|add) [^\n]*Nx8x", text) is None and text.count("graph.conv2d") == 1
+    x = RNG.standard_normal((2, 3, 17, 15)).astype(np.float32)
+    np.testing.assert_allclose(kiln.onnx.load(model, dims={"N": (1, 8)})(x)[0], ort_run(model, {"x": x})[0], rtol=1e-3, atol=1e-4)
+    scale.CopyFrom(numpy_helper.from_array(RNG.random((1, 14)).astype(np.float32) + 0.5, "sc0"))
+    model.graph.initializer[-3].CopyFrom(scale)
+    text = str(kiln.onnx.import_model(model, dims={"N": (1, 8)}).module)
+    assert re.search(r"graph\.mul [^\n]*Nx8x9x14", text) is not None
 
 
 def pools_model():
