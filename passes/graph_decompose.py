@@ -20,6 +20,8 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
   the producer (ResNet-50's stem: bias and relu of a flat matmul result) through the padded windows' index
   algebra, which the simplifier leaves dividing per tap, and the pool could not be vectorized (docs/performance.md,
   "ResNet-50, session 7"). Not a concat: the scheduler realizes that one itself, its pieces written in place.
+  A `pad` of the pool's fill value in front of the pool (how the ONNX importer writes ceil mode and uneven
+  pads) joins the pool's own padding: the value under it is what is realized, not a padded copy of it.
 - `cumsum`: ``reduce_sum(where(iota_j <= iota_i, x'[.., 1, n, ..], 0), j)``, the triangular mask of tinygrad.
 - `pow` by a constant exponent c that is a multiple of 1/4, 0 < c <= 4 or -1 <= c < 0: multiplies and square roots,
   vector ops where the target's pow is a scalar libm call per element (LRN's ``** 0.75``). ``x ** (n + f)`` is
@@ -260,13 +262,18 @@ def _conv2d(b: Builder, op: Operation) -> SSAValue:
 
 def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:
     x = op.operands[0]
+    fill = _lowest(tensor_type(x).element_type) if is_max else 0
+    ph, pw = pair(op, "padding", (0, 0))
+    low, high = [0, 0, ph, pw], [0, 0, ph, pw]
+    if isinstance(x.owner, graph.PadOp) and x.owner.value.value.data == fill:  # type: ignore[attr-defined]
+        # a pad of the pool's fill in front (ONNX's ceil mode or uneven pads) is part of the pool's own
+        low = [a + c for a, c in zip(low, _ints(x.owner.low))]  # type: ignore[attr-defined]
+        high = [a + c for a, c in zip(high, _ints(x.owner.high))]  # type: ignore[attr-defined]
+        x = x.owner.operands[0]
     if not is_plain(x) and not isinstance(x.owner, graph.ConcatOp):
         x = b.op("contiguous", x, result=tensor_type(x))  # read once per tap: realized plain (module docstring)
-    x = x if is_max else b.widen(x)
+    x = b.pad(x if is_max else b.widen(x), low, high, fill)
     kernel = pair(op, "kernel", ())
-    ph, pw = pair(op, "padding", (0, 0))
-    fill = _lowest(tensor_type(x).element_type) if is_max else 0
-    x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw), fill)
     win = windows_2d(b, x, kernel, pair(op, "stride", kernel), (1, 1), tensor_type(op.results[0]).shape[2:])
     if is_max:
         return b.reduce("reduce_max", win, (2, 4), False)

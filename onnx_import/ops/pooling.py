@@ -1,5 +1,5 @@
 """Pooling: Max/Average/Lp pools of any rank with ONNX's pads, dilations, ceil_mode and count_include_pad (as a
-sum over strided window slices), kiln's max_pool2d/avg_pool2d where they mean the same; global pools."""
+sum over strided window slices); 2-D max and average pools without dilation as kiln's max_pool2d/avg_pool2d; global pools."""
 
 from __future__ import annotations
 
@@ -39,16 +39,16 @@ def pool(n):
             o -= 1
         outs.append(o)
     include = n.attr("count_include_pad", 0)
-    plain = k == 2 and dil == [1, 1] and not ceil and all(lo == hi for lo, hi in pads)
-    if plain and n.op == "MaxPool" and is_float_dtype(x.dtype):
-        return [op("max_pool2d", x, kernel=tuple(kernel), stride=tuple(strides), padding=(pads[0][0], pads[1][0]))]
-    if plain and n.op == "AveragePool" and (include or not any(lo for lo, _ in pads)):
-        return [op("avg_pool2d", x, kernel=tuple(kernel), stride=tuple(strides), padding=(pads[0][0], pads[1][0]))]
     extra = [max((o - 1) * s + (kk - 1) * dl + 1 - (d + lo + hi), 0) for o, s, kk, dl, d, (lo, hi) in
              zip(outs, strides, kernel, dil, spatial, pads)]
     fill = _lowest(x.dtype) if n.op == "MaxPool" else 0
+    windows = [(lo, hi + e) for (lo, hi), e in zip(pads, extra)]
+    fits = all((d + lo + hi - kk) // s + 1 == o for d, (lo, hi), kk, s, o in zip(spatial, windows, kernel, strides, outs))
+    if k == 2 and dil == [1, 1] and fits and (n.op == "AveragePool" or (n.op == "MaxPool" and is_float_dtype(x.dtype))):
+        count = _counts(spatial, kernel, strides, dil, pads, extra, outs, include) if n.op == "AveragePool" else None
+        return [_pool2d(x, n.op, kernel, strides, windows, fill, count)]
     src = x.abs() ** scalar_like(x, float(n.attr("p", 2))) if n.op == "LpPool" else x
-    padded = src.pad([(0, 0), (0, 0)] + [(lo, hi + e) for (lo, hi), e in zip(pads, extra)], value=fill)
+    padded = src.pad([(0, 0), (0, 0)] + windows, value=fill)
     total = None
     for offs in itertools.product(*(range(kk) for kk in kernel)):
         key = [slice(None), slice(None)] + [
@@ -62,6 +62,24 @@ def pool(n):
         return [total ** scalar_like(total, 1.0 / float(n.attr("p", 2)))]
     count = _counts(spatial, kernel, strides, dil, pads, extra, outs, include)
     return [total / to_tensor(count.astype(to_numpy(x.dtype)))]
+
+
+def _pool2d(x, kind: str, kernel, strides, pads, fill, count: np.ndarray | None):
+    """kiln's ``max_pool2d`` / ``avg_pool2d`` (graph-decompose realizes their input plain and the heuristic
+    vectorizes them; as a sum of strided slices each tap divided its index and nothing was vectorized:
+    docs/performance.md, "Inception v2, session 8"). Their padding is the same on both sides: the rest of
+    ``pads`` (ceil mode's extra row, uneven pads) is a ``pad`` of ``fill`` in front, which graph-decompose
+    merges into the pool's. An average that does not divide by the whole window everywhere (padding not
+    counted, ceil mode's extra row) is rescaled by window size / ``count``."""
+    even = [min(lo, hi) for lo, hi in pads]
+    widths = [(0, 0), (0, 0)] + [(lo - e, hi - e) for (lo, hi), e in zip(pads, even)]
+    if any(lo or hi for lo, hi in widths):
+        x = x.pad(widths, value=fill)
+    name = "max_pool2d" if kind == "MaxPool" else "avg_pool2d"
+    y = op(name, x, kernel=tuple(kernel), stride=tuple(strides), padding=tuple(even))
+    if count is None or (count == kernel[0] * kernel[1]).all():
+        return y
+    return y * to_tensor((kernel[0] * kernel[1] / count).astype(to_numpy(x.dtype)))
 
 
 def _counts(spatial, kernel, strides, dil, pads, extra, outs, include) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -81,6 +82,61 @@ def test_batch_norm_after_conv_is_folded_into_its_filter():
     got = kiln.onnx.load(shared, dims={"N": (1, 8)})(x)
     for g, w in zip(got, ort_run(shared, {"x": x})):
         np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-3)
+
+
+def test_per_channel_mul_and_add_after_conv_fold_into_it():
+    """Conv -> BatchNormalization -> Mul -> Add (Caffe2's scale layer, as in Inception v2: its factor a [C]
+    weight unsqueezed to [C, 1, 1]) imports as one conv; a Mul whose constant is not per channel (it varies
+    along W) stays. Both match onnxruntime."""
+    model = small_cnn()
+    c = 8
+    scale = numpy_helper.from_array(RNG.random(c).astype(np.float32) + 0.5, "sc0")
+    axes = numpy_helper.from_array(np.array([1, 2], np.int64), "axes")
+    shift = numpy_helper.from_array(RNG.standard_normal((1, c, 1, 1)).astype(np.float32), "sh")
+    model.graph.initializer.extend([scale, axes, shift])
+    relu = next(n for n in model.graph.node if n.op_type == "Relu")
+    relu.input[0] = "shifted"
+    at = list(model.graph.node).index(relu)
+    for k, node in enumerate([helper.make_node("Unsqueeze", ["sc0", "axes"], ["sc"]),
+                              helper.make_node("Mul", ["sc", "n"], ["scaled"]),
+                              helper.make_node("Add", ["scaled", "sh"], ["shifted"])]):
+        model.graph.node.insert(at + k, node)
+    text = str(kiln.onnx.import_model(model, dims={"N": (1, 8)}).module)
+    assert re.search(r"graph\.(mul|add) [^\n]*Nx8x", text) is None and text.count("graph.conv2d") == 1
+    x = RNG.standard_normal((2, 3, 17, 15)).astype(np.float32)
+    np.testing.assert_allclose(kiln.onnx.load(model, dims={"N": (1, 8)})(x)[0], ort_run(model, {"x": x})[0], rtol=1e-3, atol=1e-4)
+    scale.CopyFrom(numpy_helper.from_array(RNG.random((1, 14)).astype(np.float32) + 0.5, "sc0"))
+    model.graph.initializer[-3].CopyFrom(scale)
+    text = str(kiln.onnx.import_model(model, dims={"N": (1, 8)}).module)
+    assert re.search(r"graph\.mul [^\n]*Nx8x9x14", text) is not None
+
+
+def pools_model():
+    """Inception v2's pools: 3x3/2 MaxPool in ceil mode, 3x3/1 AveragePool with pads not counted, and an uneven
+    pad (one more row below) on a ceil-mode AveragePool that counts its explicit pads."""
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["m"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+        helper.make_node("AveragePool", ["x"], ["a"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("AveragePool", ["x"], ["u"], kernel_shape=[3, 2], strides=[2, 2], pads=[0, 1, 1, 0],
+                         ceil_mode=1, count_include_pad=1),
+    ]
+    outs = [helper.make_tensor_value_info(n, F32, None) for n in ("m", "a", "u")]
+    return make_model(nodes, [helper.make_tensor_value_info("x", F32, [1, 3, 12, 12])], outs)
+
+
+@pytest.mark.parametrize("device", ["cpu-llvm", "cpu-c", "webgpu"])
+def test_2d_pools_import_as_kiln_pools_and_match_onnxruntime(device):
+    """Ceil mode, uneven pads and averages that do not count (all) padding are kiln's max_pool2d/avg_pool2d
+    (an explicit pad in front, a rescaled average), not sums of strided slices."""
+    from tensor_cases import require
+
+    require(device)
+    model = pools_model()
+    text = str(kiln.onnx.import_model(model, check_outputs=False).module)
+    assert text.count("graph.max_pool2d") == 1 and text.count("graph.avg_pool2d") == 2 and "graph.shrink" not in text
+    x = RNG.standard_normal((1, 3, 12, 12)).astype(np.float32)
+    for got, want in zip(kiln.onnx.load(model, device=device)(x), ort_run(model, {"x": x})):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 def test_large_weights_become_arguments_not_text():
