@@ -70,6 +70,9 @@ OUTPUT_STORAGES = 2
 MAX_PLANS = 64
 """Symbol bindings whose launch plans an Executable remembers (oldest forgotten first)."""
 
+Values = Any
+"""A call's values as the native runner reads them: a ctypes ``c_int64`` array (indexing gives ints)."""
+
 LaunchArg = tuple[Literal["buf"], int] | tuple[Literal["sym"], str]
 Chunk = tuple[int, float, float]
 """One chunk of a launch in ``Executable.timeline``: the thread that ran it, its start and end in seconds."""
@@ -238,19 +241,21 @@ class _Plan:
 
     __slots__ = (
         "symbol_values", "offsets", "arena_bytes", "output_bytes", "peak_bytes", "launches", "program",
-        "program_address", "outputs",
+        "program_address", "outputs", "n_inputs", "outputs_at", "values", "values_base",
     )  # fmt: skip
 
     def __init__(
         self,
+        n_inputs: int,
         symbol_values: list[int],
         offsets: list[int],
         arena_bytes: int,
         output_bytes: list[int],
-        launches: list[tuple[Callable[..., None], Callable[[list[int]], tuple[int, ...]], tuple[Range, ...]]],
+        launches: list[tuple[Callable[..., None], Callable[[Values], tuple[int, ...]], tuple[Range, ...]]],
         program: np.ndarray | None,
-        outputs: list[tuple[str, int, int, np.dtype, tuple[int, ...], bool]],
+        outputs: list[tuple[str, int, np.dtype, tuple[int, ...], bool]],
     ):
+        self.n_inputs = n_inputs
         self.symbol_values = symbol_values
         self.offsets = offsets
         """Per intermediate buffer (``Executable._intermediates`` order), its offset in the arena."""
@@ -264,6 +269,29 @@ class _Plan:
         Executable runs them from Python."""
         self.program_address = 0 if program is None else _address(program)
         self.outputs = outputs
+        self.outputs_at = n_inputs + len(offsets)
+        """Where the output addresses start among the call's values."""
+        self.values = self.fresh_values()
+        """The value array of calls under the Executable's scratch lock (one at a time), kept between them."""
+        self.values_base = -1
+        """The arena address ``values`` holds the intermediates' addresses for (-1: none yet)."""
+
+    def fresh_values(self) -> Values:
+        """A call's values (the native runner's int64 array): inputs, arena and output addresses, then the symbol
+        values, which are filled in here; the addresses are the call's to fill."""
+        values = (ctypes.c_int64 * (self.outputs_at + len(self.output_bytes) + len(self.symbol_values)))()
+        values[self.outputs_at + len(self.output_bytes) :] = self.symbol_values
+        return values
+
+    def values_for(self, base: int, held: bool) -> Values:
+        """The values of a call whose arena starts at ``base``, the intermediates' addresses filled in: the plan's
+        own array when the call holds the scratch lock (refilled only when the arena moved), else a fresh one."""
+        values = self.values if held else self.fresh_values()
+        if values is not self.values or self.values_base != base:
+            values[self.n_inputs : self.outputs_at] = [base + offset for offset in self.offsets]
+            if held:
+                self.values_base = base
+        return values
 
 
 _PROTOTYPES: dict[tuple[str, ...], Any] = {}
@@ -276,7 +304,7 @@ def _prototype(kinds: tuple[str, ...]) -> Any:
     return _PROTOTYPES[kinds]
 
 
-def _gatherer(indices: Sequence[int]) -> Callable[[list[int]], tuple[int, ...]]:
+def _gatherer(indices: Sequence[int]) -> Callable[[Values], tuple[int, ...]]:
     """A fast ``vals -> tuple(vals[i] for i in indices)`` (operator.itemgetter returns a bare item for one index)."""
     if len(indices) == 0:
         return lambda vals: ()
@@ -394,38 +422,39 @@ class Executable:
     def _run(
         self, arrays: tuple[Any, ...], times: list[float] | None, chunks: list[list[Chunk]] | None = None
     ) -> list[np.ndarray]:
-        args, vals, plan = self._bind(arrays)
+        args, addresses, plan = self._bind(arrays)
         self.last_peak_bytes = plan.peak_bytes
-        raws: dict[int, tuple[np.ndarray, int]] = {}
         locked = self._scratch_lock.acquire(blocking=False)
         try:
-            # another thread running this Executable holds the arena: this call gets one of its own
+            # another thread running this Executable holds the arena and the plan's values: this call gets its own
             arena = self._held_arena(plan.arena_bytes) if locked else _aligned(plan.arena_bytes)
-            base = arena[2]
-            vals += [base + offset for offset in plan.offsets]
-            vals += self._output_addresses(plan, raws, locked)
-            vals += plan.symbol_values
-            if plan.program is not None:
-                self._run_native(plan, vals, times, chunks)
+            values = plan.values_for(arena[2], locked)
+            if locked:
+                storages = [self._output_storage(i, need) for i, need in enumerate(plan.output_bytes)]
             else:
-                self._run_python(plan, vals, times, chunks)
+                storages = [_aligned(need) for need in plan.output_bytes]
+            values[: self._n_inputs] = addresses
+            values[plan.outputs_at : plan.outputs_at + len(storages)] = [address for _, _, address in storages]
+            if plan.program is not None:
+                self._run_native(plan, values, times, chunks)
+            else:
+                self._run_python(plan, values, times, chunks)
         finally:
             if locked:
                 self._scratch_lock.release()
-        return [self._output(o, args, raws) for o in plan.outputs]
+        return [self._output(o, args, storages) for o in plan.outputs]
 
     def _run_native(
-        self, plan: _Plan, vals: list[int], times: list[float] | None, chunks: list[list[Chunk]] | None
+        self, plan: _Plan, values: Values, times: list[float] | None, chunks: list[list[Chunk]] | None
     ) -> None:
         """The whole launch list in one call of the native runner."""
-        values = np.array(vals, dtype=np.int64)
         elapsed = None if times is None else np.zeros(len(plan.launches))
         counts = [len(ranges) for _, _, ranges in plan.launches]
         records = None if chunks is None else np.zeros((sum(counts), 3), dtype=np.int64)
         self._runner.run(  # type: ignore[union-attr]
             self._pool.native(),
             plan.program_address,
-            _address(values),
+            ctypes.addressof(values),
             None if elapsed is None else _address(elapsed),
             None if records is None else _address(records),
         )
@@ -438,7 +467,7 @@ class Executable:
             chunks += [rows[end - n : end] for n, end in zip(counts, ends)]
 
     def _run_python(
-        self, plan: _Plan, vals: list[int], times: list[float] | None, chunks: list[list[Chunk]] | None
+        self, plan: _Plan, vals: Values, times: list[float] | None, chunks: list[list[Chunk]] | None
     ) -> None:
         """One ctypes call per launch, split launches through the pool's Python workers."""
         pool = self._pool
@@ -474,14 +503,6 @@ class Executable:
             self._arena = (raw, nbytes, address)
         return self._arena
 
-    def _output_addresses(self, plan: _Plan, raws: dict[int, tuple[np.ndarray, int]], use_held: bool) -> list[int]:
-        addrs = []
-        for i, need in enumerate(plan.output_bytes):
-            raw, offset, address = self._output_storage(i, need) if use_held else _aligned(need)
-            raws[i] = (raw, offset)
-            addrs.append(address)
-        return addrs
-
     def _output_storage(self, index: int, nbytes: int) -> Storage:
         """Held storage of output buffer ``index`` that no result refers to any more, else fresh storage (held in
         place of a free one that is too small, or added while fewer than ``OUTPUT_STORAGES`` are held)."""
@@ -500,15 +521,15 @@ class Executable:
 
     def _output(
         self,
-        out: tuple[str, int, int, np.dtype, tuple[int, ...], bool],
+        out: tuple[str, int, np.dtype, tuple[int, ...], bool],
         args: list[np.ndarray],
-        raws: dict[int, tuple[np.ndarray, int]],
+        storages: list[Storage],
     ) -> np.ndarray:
-        kind, index, nbytes, dtype, shape, copy = out
+        kind, index, dtype, shape, copy = out
         if kind == "input":
             return args[index].copy()
-        raw, offset = raws[index]
-        view = raw[offset : offset + nbytes].view(dtype).reshape(shape)
+        raw, offset, _ = storages[index]
+        view = np.ndarray(shape, dtype, raw, offset)  # its base is ``raw``, as a slice's view would be
         return view.copy() if copy else view
 
     # ------------------------------------------------------------------------------------------- binding
@@ -633,14 +654,14 @@ class Executable:
         for o in self.spec.outputs:
             b = self._buffers[o]
             if b.input is not None:
-                outputs.append(("input", b.input, 0, to_numpy(b.dtype), (), True))
+                outputs.append(("input", b.input, to_numpy(b.dtype), (), True))
                 continue
             index = self._output_buffers.index(o)
-            outputs.append(("output", index, nbytes(b), to_numpy(b.dtype), concrete(b.shape), index in seen))
+            outputs.append(("output", index, to_numpy(b.dtype), concrete(b.shape), index in seen))
             seen.add(index)
 
         output_bytes = [nbytes(self._buffers[o]) for o in self._output_buffers]
         program = None if self._runner is None else program_words(native)
-        plan = _Plan(list(key), offsets, arena_bytes, output_bytes, launches, program, outputs)
+        plan = _Plan(n_in, list(key), offsets, arena_bytes, output_bytes, launches, program, outputs)
         _remember(self._plans, key, plan)
         return plan

@@ -92,14 +92,14 @@ class ThreadPool:
     def native(self) -> int | None:
         """The address of this pool's native workers (``runner.c``) in this process; None when the native runner
         is unavailable. A forked child has none of its parent's threads, so it gets workers of its own."""
-        if self._native_pid != os.getpid():
+        if self._native_pid != _pid:
             with _native_lock:
-                if self._native_pid != os.getpid():
+                if self._native_pid != _pid:
                     lib = runner()
                     self._native = None if lib is None else lib.pool_create(
                         self.size, self.spin_us * 1000, self.max_spin_us * 1000
                     )
-                    self._native_pid = os.getpid()
+                    self._native_pid = _pid
         return self._native
 
     def __del__(self) -> None:
@@ -183,10 +183,16 @@ def default_pool() -> ThreadPool:
     return _default
 
 
+_pid = os.getpid()
+"""This process's id, kept up to date by the fork hook below (``os.getpid`` is a system call, on every call of a
+program)."""
+
+
 def _forget_pool_after_fork() -> None:
     # a forked child has none of the parent's worker threads; it builds its own pool when it needs one, and
     # pools made before the fork start native workers of their own (ThreadPool.native)
-    global _default, _default_lock, _native_lock
+    global _default, _default_lock, _native_lock, _pid
+    _pid = os.getpid()
     _default = None
     _default_lock = threading.Lock()
     _native_lock = threading.Lock()

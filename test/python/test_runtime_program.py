@@ -135,6 +135,21 @@ def test_replay_with_new_shapes_and_fresh_outputs() -> None:
     np.testing.assert_array_equal(first, kept)  # an earlier result is never overwritten by a later call
 
 
+def test_kept_values_follow_the_arena_when_it_moves() -> None:
+    """Each binding's plan keeps its value array between calls; a larger binding replaces the arena, so the next
+    call of the smaller one must address the new arena (where its temporary now lives), not the old one."""
+    exe = build(fma_program("cpu-llvm"))
+    small = inputs(10, seed=1)
+    exe(*small)
+    before = exe._arena
+    exe(*inputs(100_000, seed=2))
+    assert before is not None and exe._arena is not None and exe._arena[2] != before[2]
+    a, b, c = small
+    np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
+    plan = exe._plans_by_shapes[((10,),) * 3]
+    assert plan.values[3] == exe._arena[2] + plan.offsets[0]  # after the 3 inputs: the temporary's address
+
+
 def address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
