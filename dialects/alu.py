@@ -159,9 +159,14 @@ class AluOp(IRDLOperation):
         spec = self.SPEC
         if len(operands) != spec.arity:
             raise ValueError(f"{self.name} takes {spec.arity} operands, got {len(operands)}")
-        value_type = SSAValue.get(operands[-1]).type
-        super().__init__(
-            operands=list(operands), result_types=[self._result_type(value_type)], attributes=attributes
+        values = [SSAValue.get(o) for o in operands]
+        # The generic IRDL builder (``irdl_op_init``) sorts operands into variadic groups and checks each against
+        # the op's definition: about half of building an op, and the compiler builds hundreds of thousands of
+        # ALU ops. These have a fixed arity, one result, no properties or regions, so they are built directly
+        # (the verifier still checks them).
+        Operation.__init__(
+            self, operands=values, result_types=[self._result_type(values[-1].type)],
+            attributes={k: v for k, v in (attributes or {}).items() if v is not None},
         )
 
     @property
@@ -326,11 +331,16 @@ class ConstOp(IRDLOperation, HasFolderInterface):
     traits = traits_def(Pure(), ConstantLike())
 
     def __init__(self, value: ConstValue):
-        super().__init__(properties={"value": value}, result_types=[value.type])
+        Operation.__init__(self, properties={"value": value}, result_types=[value.type])  # as AluOp's, built directly
 
     @classmethod
     def from_number(cls, number: int | float | bool, type: Attribute) -> ConstOp:
         """A constant of ``type`` (a scalar type, or in uop a vector type: a splat)."""
+        return cls(cls.value_attr(number, type))
+
+    @staticmethod
+    def value_attr(number: int | float | bool, type: Attribute) -> ConstValue:
+        """The value ``from_number`` gives its constant (builders key their hash-consing on it)."""
         scalar = element_type(type)
         if is_float(scalar):
             attr: ConstValue = FloatAttr(float(number), scalar)  # type: ignore[arg-type]
@@ -338,7 +348,7 @@ class ConstOp(IRDLOperation, HasFolderInterface):
             attr = IntegerAttr(int(number), scalar)  # type: ignore[arg-type]
         if isinstance(type, VectorType):
             attr = DenseIntOrFPElementsAttr.from_list(type, [attr.value.data])  # type: ignore[arg-type]
-        return cls(attr)
+        return attr
 
     def fold(self) -> Sequence[Attribute]:
         return (self.value,)

@@ -8,7 +8,7 @@ for an opaque index value (a gathered position); a symbolic dim is a variable na
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
@@ -76,36 +76,36 @@ class KernelBuilder:
         self.block.add_op(op)
         self.unclaimed.add(op)
 
-    def _add(self, key: tuple | None, op: Operation) -> SSAValue:
+    def _add(self, key: tuple | None, make: Callable[[], Operation]) -> SSAValue:
+        """The value of the op ``make`` builds, built only when no op with ``key`` was (building an op costs
+        more than the lookup, and a kernel's index arithmetic repeats)."""
         if key is not None and key in self._memo:
-            op.erase()
             return self._memo[key]
+        op = make()
         self._append(op)
         if key is not None:
             self._memo[key] = op.results[0]
         return op.results[0]
 
     def const(self, value: int | float | bool, t: Attribute) -> SSAValue:
-        op = K.ConstOp.from_number(value, t)
-        attr = op.value
+        attr = K.ConstOp.value_attr(value, t)
         key = ("const", type(attr), attr.value.data if isinstance(attr, IntegerAttr | FloatAttr) else attr, t)
         if isinstance(attr, FloatAttr):  # by repr: nan != nan, and -0.0 == 0.0 but is another constant
             key = ("const", "float", repr(attr.value.data), t)
-        return self._add(key, op)
+        return self._add(key, lambda: K.ConstOp(attr))
 
     def alu(self, kind: str, *operands: SSAValue) -> SSAValue:
-        op = K.ALU[kind](*operands)
-        return self._add((kind, *operands), op)
+        return self._add((kind, *operands), lambda: K.ALU[kind](*operands))
 
     def cast(self, v: SSAValue, t: Attribute) -> SSAValue:
         if v.type == t:
             return v
-        return self._add(("cast", v, t), K.CastOp(v, t))
+        return self._add(("cast", v, t), lambda: K.CastOp(v, t))
 
     def bitcast(self, v: SSAValue, t: Attribute) -> SSAValue:
         if v.type == t:
             return v
-        return self._add(("bitcast", v, t), K.BitcastOp(v, t))
+        return self._add(("bitcast", v, t), lambda: K.BitcastOp(v, t))
 
     def dim(self, d: int | str) -> S.Expr:
         """A shape dim as an expression: a symbol is a variable with its declared bounds."""
@@ -118,15 +118,15 @@ class KernelBuilder:
         """Loop range ``rid`` (built once) and its index variable, which is known to stay below ``size``."""
         var = S.Var(f"%r{rid}", 0, max(0, size.vmax - 1), _RANGE, below=size)
         if var.name not in self._leaves:
-            self._leaves[var.name] = self._add(None, K.RangeOp(self.index(size), kind))
+            self._leaves[var.name] = self._add(None, lambda: K.RangeOp(self.index(size), kind))
         return var, self._leaves[var.name]
 
     def reduce(self, kind: K.ReduceKind, v: SSAValue, ranges: Sequence[SSAValue]) -> SSAValue:
-        return self._add(("reduce", kind, v, *ranges), K.ReduceOp(kind, v, list(ranges)))
+        return self._add(("reduce", kind, v, *ranges), lambda: K.ReduceOp(kind, v, list(ranges)))
 
     def load(self, buf: SSAValue, flat: S.Expr, gate: SSAValue | None) -> SSAValue:
         idx = self.index(flat)
-        return self._add(("load", buf, idx, gate), K.LoadOp(buf, idx, gate))
+        return self._add(("load", buf, idx, gate), lambda: K.LoadOp(buf, idx, gate))
 
     def store(self, buf: SSAValue, flat: S.Expr, v: SSAValue, gate: SSAValue | None) -> None:
         self._append(K.StoreOp(buf, self.index(flat), v, gate))

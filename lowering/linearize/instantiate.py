@@ -34,7 +34,7 @@ from kiln.dialects.types import BufferType, bitwidth, declared_dims, is_bool, is
 from kiln.dialects.uop import AccType, PtrType
 from kiln.lowering.linearize.group import Grouping, Stage
 from kiln.lowering.linearize.launch import GpuLaunch, Launch, RangeInfo, describe_range, make_launch
-from kiln.lowering.linearize.nodes import Node, Program, Scope, conjunction, iadd, idiv, imul, innermost
+from kiln.lowering.linearize.nodes import Node, Program, Scope, acc_type, conjunction, iadd, idiv, imul, innermost
 from kiln.lowering.linearize.tensor_core import WARP_SHAPE, TensorCorePlan, plan_tensor_core
 from kiln.support.symbolic import evaluate_size
 from kiln.capabilities.description import TargetDescription
@@ -66,7 +66,11 @@ class Nest:
     group_reduce ranges), and the stage of those that are grouped."""
 
     scopes: list[Scope]
-    owners: list[K.ReduceOp] = field(default_factory=list)
+    owners: set[K.ReduceOp] = field(default_factory=set)
+    within: set[K.ReduceOp] = field(default_factory=set)
+    """The reduces some owner depends on (the union of their slices): a reduce may join the nest when it is not
+    one of them and depends on no owner, checked in time independent of the instances joined (an 8x16 tile's
+    reduce joins its nest 128 times)."""
     stage: Stage | None = None
 
 
@@ -300,7 +304,7 @@ class Instantiator:
             partial = yield combine(env, [])
         else:
             assert nest is not None
-            acc = p.node("define_acc", (self._identity(kind, t),), AccType(t), scope=parent)
+            acc = p.node("define_acc", (self._identity(kind, t),), acc_type(t), scope=parent)
             self.accumulators.append(Access(acc, op, self._key(self.deps[op.result], env)))
             inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
             body = nest.scopes[-1]
@@ -355,15 +359,17 @@ class Instantiator:
         """A loop nest for ``op`` in ``parent``: an existing one over the same ranges when neither this reduce
         nor any owner of that nest depends on the other, else a new one."""
         key = (parent, tuple(info.value for info in loops + groups))
+        below = self._reduces_in_slice(op)
         for nest in reversed(self._nests.get(key, [])):
-            if all(o not in self._reduces_in_slice(op) and op not in self._reduces_in_slice(o) for o in nest.owners):
-                nest.owners.append(op)
+            if op not in nest.within and below.isdisjoint(nest.owners):
+                nest.owners.add(op)
+                nest.within |= below
                 return nest
         scopes, scope = [], parent
         for info in loops:
             scope = self.program.loop(scope, self.program.index(0), info.size, info.size_max, info.name)
             scopes.append(scope)
-        nest = Nest(scopes, [op])
+        nest = Nest(scopes, {op}, set(below))
         self._nests.setdefault(key, []).append(nest)
         return nest
 

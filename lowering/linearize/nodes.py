@@ -9,14 +9,16 @@ loop-invariant code motion by construction.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, i1
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, VectorType, i1
 from xdsl.ir import Attribute
 
 from kiln.dialects.alu import ALU_OPS, like
 from kiln.dialects.types import is_float
+from kiln.dialects.uop import AccType
 from kiln.support.locations import Unclaimed
 
 PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "wmma"})
@@ -117,7 +119,7 @@ class Program:
         return n
 
     def const(self, value: int | float, type: Attribute) -> Node:
-        attr = FloatAttr(float(value), type) if is_float(type) else IntegerAttr(int(value), type)  # type: ignore[arg-type]
+        attr = FloatAttr(float(value), type) if is_float(type) else _integer_attr(int(value), type)  # type: ignore[arg-type]
         return self.node("const", (), type, attr)
 
     def index(self, value: int) -> Node:
@@ -208,6 +210,25 @@ def ceildiv(p: Program, a: Node, b: Node) -> Node:
     cb = const_value(b)
     b_minus_1 = p.index(cb - 1) if cb is not None else p.alu("sub", b, p.index(1))
     return idiv(p, iadd(p, a, b_minus_1), b)
+
+
+# Attributes are immutable, and building one verifies it (tens of microseconds): the linearizer makes the same
+# few types and index constants for every lane of a tile, so it builds each once.
+@functools.lru_cache(maxsize=4096)
+def _integer_attr(value: int, type: Attribute) -> IntegerAttr:
+    return IntegerAttr(value, type)  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=256)
+def vector_type(element: Attribute, lanes: int) -> VectorType:
+    """``vector<lanes x element>``."""
+    return VectorType(element, [lanes])
+
+
+@functools.lru_cache(maxsize=256)
+def acc_type(value: Attribute) -> AccType:
+    """The type of an accumulator of ``value``'s type."""
+    return AccType(value)
 
 
 def _set_location(node: Node, location: Attribute) -> None:

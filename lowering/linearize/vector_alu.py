@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, VectorTyp
 from kiln.dialects.alu import is_vector
 from kiln.dialects.types import dtype_name, is_bool
 from kiln.dialects.uop import AccType
-from kiln.lowering.linearize.nodes import Node, Program, Scope
+from kiln.lowering.linearize.nodes import Node, Program, Scope, acc_type, vector_type
 from kiln.support import trampoline
 from kiln.support.trampoline import Walk
 
@@ -122,7 +122,7 @@ class LanePacker:
 
     @staticmethod
     def _vector_type(lanes: tuple[Node, ...]) -> VectorType:
-        return VectorType(lanes[0].type, [len(lanes)])
+        return vector_type(lanes[0].type, len(lanes))
 
 
 class AluVectorizer:
@@ -178,10 +178,10 @@ class AluVectorizer:
             return False
         p, body = self.program, shapes[0][0].scope  # type: ignore[index]
         init, _ = self.packer.pack([a.operands[0] for a in accs])
-        vector_type = VectorType(accs[0].type.value_type, [len(accs)])  # type: ignore[attr-defined]
-        acc = p.node("define_acc", (init,), AccType(vector_type), scope=accs[0].scope)
+        vector = vector_type(accs[0].type.value_type, len(accs))  # type: ignore[attr-defined]
+        acc = p.node("define_acc", (init,), acc_type(vector), scope=accs[0].scope)
         reads = tuple(s[0] for s in shapes)  # type: ignore[index]
-        self.packer.reads[reads] = read = p.node("acc_get", (acc,), vector_type, scope=body)
+        self.packer.reads[reads] = read = p.node("acc_get", (acc,), vector, scope=body)
         total, source = self.packer.pack([s[1].operands[1] for s in shapes])  # type: ignore[index]
         if source != Source.VECTOR | Source.ACC:
             del self.packer.reads[reads]
@@ -201,7 +201,7 @@ class AluVectorizer:
                 if get.op == "acc_get" and get.scope is not body:
                     key = (get.scope, get.after)
                     if key not in afters:
-                        afters[key] = p.node("acc_get", (acc,), vector_type, scope=get.scope, after=get.after)
+                        afters[key] = p.node("acc_get", (acc,), vector, scope=get.scope, after=get.after)
                     self._replaced[get] = p.node("extract", (afters[key],), get.type, lane, scope=get.scope)
         return True
 
