@@ -1,5 +1,6 @@
 """`graph-conv-to-matmul`: rewrite `graph.conv2d` as a `graph.matmul`, so that the matmul's register tile (and
-`graph-pack-matmul`) applies to convolutions. The CPU pipelines run it before `graph-pack-matmul`; on GPUs the
+`graph-pack-matmul`) applies to convolutions, or, for stride-1 convs with few filters on CPUs, as a direct
+convolution over a plain padded input. The CPU pipelines run it before `graph-pack-matmul`; on GPUs the
 direct form stays (not measured there), though the rewrite is correct on every target.
 
 A convolution is ``y[n, g, o, p] = sum_k W[g, o, k] * cols[n, g, k, p]`` over the taps ``k = (c, kh, kw)`` of the
@@ -18,6 +19,11 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   column panels directly. Points that need padding (below) are padded in a second copy: padded, the points
   range is no longer OH x OW, and the im2col copy divided and took remainders per element (3x3 256 @14:
   4.4 ms for 0.5M elements, one core).
+- CPU targets, stride 1 along the rows and at most 128 filters per group (``_direct_row_padding``): the direct
+  form instead of a matmul, graph-decompose's windows times the filter reduced over the taps, over a plain
+  zero-padded copy of the input (so its loads are ungated and contiguous along the output rows, the register
+  tile's vector axis). It saves the im2col copy (ResNet-50's 3x3 64 @56: 8 MB written and read back, which kept
+  the layer from scaling to two cores). Rows are padded to a multiple of the vector width; the result is realized.
 - CPU targets: output rows that straddle graph-pack-matmul's panels (56 columns, panels of 16) get zero columns
   up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
   the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
@@ -46,7 +52,7 @@ from xdsl.rewriter import InsertPoint
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.dialects import graph
 from kiln.dialects.types import TensorType, dtype_name, itemsize
-from kiln.passes.graph_decompose import Builder, is_plain, pair, tensor_type, windows_2d
+from kiln.passes.graph_decompose import Builder, is_plain, pair, tensor_type, windowed_conv, windows_2d
 from kiln.passes.optimize.heuristic import CPU_VECTORS, MAX_PAD_WASTE
 from kiln.passes.pack_matmul import packing_pays
 from kiln.support.statistics import Statistic
@@ -106,6 +112,49 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
     return b.op("contiguous", cols, result=tensor_type(cols))
 
 
+DIRECT_TILE_LOSS = 1 / 8
+"""How much slower the direct form's register tile is than the packed matmul's, as a fraction of the matmul: one
+vector wide (4 filters x 2 output rows), its vector loads unaligned. The direct form is chosen when the im2col
+copy it saves (COPY_FLOPS per element against the matmul's 2 FLOPs per filter) costs at least that: up to 128
+filters per group. Measured (docs/performance.md, "The 3x3 64->64 layer, session 8"): 3x3 64 @56 faster direct
+on one core and on two; 128 @28 even; 256 @14 and 512 @7 no faster."""
+
+
+def _direct_row_padding(op: graph.Conv2dOp, filters: int, width: int) -> int | None:
+    """Zero columns after each output row of the direct form (to a multiple of the vector ``width``), or None when
+    the convolution stays an im2col matmul. The direct form needs unit stride along the rows (the windows' rows
+    are then the tile's vector loads), a row padding within MAX_PAD_WASTE (the tile's vector axis; padded by the
+    optimizer instead, its loads would be clamped, not vectors) and at most 128 ``filters`` (DIRECT_TILE_LOSS)."""
+    ow = tensor_type(op.results[0]).shape[3]
+    if _is_pointwise(op) or pair(op, "stride", (1, 1))[1] != 1 or not isinstance(ow, int):
+        return None
+    row_extra = -ow % width
+    if row_extra > MAX_PAD_WASTE * (ow + row_extra) or COPY_FLOPS < DIRECT_TILE_LOSS * 2 * filters:
+        return None
+    return row_extra
+
+
+def _direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, row_extra: int) -> SSAValue:
+    """The direct form with its bias, [N, O, OH, OW]: the windows of a plain zero-padded copy of ``x`` times the
+    filter, reduced over the taps (graph-decompose's form, whose loads are then ungated and contiguous along the
+    output rows); with ``row_extra`` columns more per row, read from further zeros and sliced off. A computed
+    input is realized before it is padded, and the result (with the bias) is realized: fused, the padded copy
+    computed the previous 1x1 conv's matmul and the next 1x1 conv's copy into panels this one's reduction, each
+    without a register tile (ResNet-50: 40 ms per such kernel)."""
+    ph, pw = pair(op, "padding", (0, 0))
+    oh, ow = tensor_type(op.results[0]).shape[2:]
+    if not is_plain(x):
+        x = b.op("contiguous", x, result=tensor_type(x))
+    xp = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw + row_extra), 0)
+    if not is_plain(xp):
+        xp = b.op("contiguous", xp, result=tensor_type(xp))
+    y = windowed_conv(b, op, xp, w, (oh, ow + row_extra))  # type: ignore[operator]
+    if len(op.operands) == 3:
+        y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (tensor_type(w).shape[0], 1, 1)))
+    y = b.op("contiguous", y, result=tensor_type(y))
+    return b.shrink_axis(y, 3, 0, ow, 1) if row_extra else y  # type: ignore[arg-type]
+
+
 COPY_FLOPS = 32
 """Multiply-adds' FLOPs of the CPU register tile that cost as much as copying one im2col element into panels: the
 copy that row padding saves took 0.49 ns per element, the tile runs at ~65 GFLOP/s (one core of the AVX2 host,
@@ -161,6 +210,21 @@ class ConvToMatmul(RewritePattern):
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
         if isinstance(x.owner, graph.PoolOp):  # a pool realized plain (module docstring)
             x = b.op("contiguous", x, result=tensor_type(x))
+        width = self.target.vector_width(dtype_name(tensor_type(x).element_type))
+        filters = o // int(op.groups.value.data)  # type: ignore[operator]
+        direct = _direct_row_padding(op, filters, width) if self.target.has_threads else None
+        if direct is not None:
+            y = _direct(b, op, x, w, direct)
+        else:
+            y = self._matmul(b, op, x, w)
+            if len(op.operands) == 3:
+                y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1, 1)))
+        rewriter.replace(op, [], [b.cast(y, tensor_type(op.results[0]).element_type)])
+        CONVS_REWRITTEN.bump()
+
+    def _matmul(self, b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue) -> SSAValue:
+        """The convolution as filters x columns, [N, O, OH, OW]."""
+        o, cg = tensor_type(w).shape[:2]
         groups = int(op.groups.value.data)
         n = tensor_type(x).shape[0]
         oh, ow = tensor_type(op.results[0]).shape[2:]
@@ -181,11 +245,7 @@ class ConvToMatmul(RewritePattern):
         if row_extra:
             y = b.reshape(y, (n, o, oh, ow + row_extra))  # type: ignore[operator]
             y = b.shrink_axis(y, 3, 0, ow, 1)  # type: ignore[arg-type]
-        y = b.reshape(y, (n, o, oh, ow))
-        if len(op.operands) == 3:
-            y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1, 1)))
-        rewriter.replace(op, [], [b.cast(y, tensor_type(op.results[0]).element_type)])
-        CONVS_REWRITTEN.bump()
+        return b.reshape(y, (n, o, oh, ow))
 
 
 @dataclass(frozen=True)

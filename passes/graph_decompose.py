@@ -240,12 +240,21 @@ def pair(op: Operation, name: str, default: Sequence[int]) -> tuple[int, int]:
 
 def _conv2d(b: Builder, op: Operation) -> SSAValue:
     x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
-    n = tensor_type(x).shape[0]
-    o, cg, kh, kw = tensor_type(w).shape
-    out_hw = tensor_type(op.results[0]).shape[2:]
-    groups = int(op.groups.value.data)  # type: ignore[attr-defined]
     ph, pw = pair(op, "padding", (0, 0))
     x = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw), 0)
+    y = windowed_conv(b, op, x, w, tensor_type(op.results[0]).shape[2:])
+    if len(op.operands) == 3:
+        o = tensor_type(w).shape[0]
+        y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1, 1)))
+    return y
+
+
+def windowed_conv(b: Builder, op: Operation, x: SSAValue, w: SSAValue, out_hw: Sequence[Dim]) -> SSAValue:
+    """``op``'s convolution of the already padded ``x`` by ``w`` as sliding windows times the filter, reduced over
+    (C/groups, KH, KW): [N, O, OH, OW] (``out_hw``: OH, OW, which may exceed ``op``'s own to read further zeros)."""
+    n = tensor_type(x).shape[0]
+    o, cg, kh, kw = tensor_type(w).shape
+    groups = int(op.groups.value.data)  # type: ignore[attr-defined]
     win = windows_2d(b, x, (kh, kw), pair(op, "stride", (1, 1)), pair(op, "dilation", (1, 1)), out_hw)
     oh, ow = out_hw
     og = o // groups  # type: ignore[operator]
@@ -254,10 +263,7 @@ def _conv2d(b: Builder, op: Operation) -> SSAValue:
     win = b.reshape(win, (n, groups, 1, oh, ow, cg, kh, kw))
     taps = b.reshape(w, (groups, og, 1, 1, cg, kh, kw))
     y = b.reduce("reduce_sum", b.op("mul", win, taps), (5, 6, 7), False)  # [N, G, Og, OH, OW]
-    y = b.reshape(y, (n, o, oh, ow))
-    if len(op.operands) == 3:
-        y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1, 1)))
-    return y
+    return b.reshape(y, (n, o, oh, ow))
 
 
 def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:

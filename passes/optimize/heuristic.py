@@ -140,20 +140,26 @@ class _Tuner:
         found = set().union(*(deps[op] - set(op.ranges) for op in self.reduce_ops()))
         return {r for r in self.outputs() if r.result in found}
 
-    def reuse_axis(self, strides: Strides, exclude: K.RangeOp | None, symbolic: bool) -> K.RangeOp | None:
+    def reuse_axis(
+        self, strides: Strides, exclude: tuple[K.RangeOp | None, ...], symbolic: bool, vector: K.RangeOp | None = None
+    ) -> K.RangeOp | None:
         """A tiled output axis along which some load that the reduce walks stays put: upcasting it reuses
-        that load from a register. The one with the most such loads (innermost first on ties); a symbolic one
-        only when ``symbolic`` (it will be padded)."""
+        that load from a register. The one with the most such loads; on ties, one along which a load that walks
+        the ``vector`` axis stays put (each loaded vector then serves every row, as B's in a matmul, where a
+        broadcast load staying put serves only its lanes), then the innermost; one of a single point only when no
+        other has such loads; a symbolic one only when ``symbolic`` (it will be padded)."""
         reduced = self.reduces()
         loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) != 0 for k in reduced)]
+        vector_loads = [a for a in loads if vector is not None and strides.stride(a, vector) != 0]
         tiled = self.tiled_outputs()
-        best, best_count = None, 0
+        best, best_key = None, (0, False, False)
         for r in reversed(self.outputs()):
-            if r is exclude or r not in tiled or (const_size(r) is None and not symbolic):
+            if r in exclude or r not in tiled or (const_size(r) is None and not symbolic):
                 continue
             count = sum(1 for a in loads if strides.stride(a, r) == 0)
-            if count > best_count:
-                best, best_count = r, count
+            key = (count, const_size(r) != 1, any(strides.stride(a, r) == 0 for a in vector_loads))
+            if key[0] and key > best_key:
+                best, best_key = r, key
         return best
 
     # -- shared steps -----------------------------------------------------------------------
@@ -199,18 +205,25 @@ class _Tuner:
         strides = Strides(self.kernel)
         v = self.vector_axis(strides)
         v = v if v in self.tiled_outputs() else None
-        u = self.reuse_axis(strides, v, pad_rows)
+        u = self.reuse_axis(strides, (v,), pad_rows, v)
         if v is None and u is None and lane_stride > 1:  # no reuse, strided windows (a 3x3/2 pool): lanes of outputs
             v = self.vector_axis(strides, lane_stride)
             v = v if v in self.tiled_outputs() else None
         # no vector axis (every output axis walks some reduced load with a stride, as k in q k^T): a second
         # reuse axis makes the tile two-dimensional, each load then serving a row or a column of the tile
-        second = self.reuse_axis(strides, u, False) if second_reuse and v is None and u is not None else None
+        second = self.reuse_axis(strides, (u,), False) if second_reuse and v is None and u is not None else None
         upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste) if v is not None else 0
         rows = min(max_rows, accumulators // max(upcast, 1))
         reuse_rows = tuple(n for n in (rows, rows // 2, rows // 4) if n >= 2)
         if u is not None and const_size(u) is None:
             return self.upcast_padded(u, rows) or upcast > 0
+        if upcast == 1 and u is not None and second_reuse:
+            # one vector wide (a direct convolution's output row): a second reuse axis takes 2 of the rows, so each
+            # tap loads 2 vectors and 4 broadcasts for 8 FMAs instead of 1 and 8 (or 8 and 1)
+            pair = self.reuse_axis(strides, (u, v), False)
+            if pair is not None and (const_size(pair) or 1) % 2 == 0 and rows >= 4 and \
+                    self.upcast_divisor(u, tuple(n // 2 for n in reuse_rows if n >= 4)):
+                return self.upcast_divisor(pair, (2,))
         tiled = upcast > 0
         if second is not None:
             tiled = self.upcast_divisor(second, reuse_rows) or tiled

@@ -178,13 +178,14 @@ func.func @depthwise_input(%x: !graph.tensor<1x8x10x10xf32>, %w: !graph.tensor<8
 // -----
 
 // CPU targets: an im2col whose 56 output columns straddle the panels (16 or 32 f32) gets 8 more columns per row,
-// read from 8 more zero columns of the padded input (64 = 4 or 2 panels), so graph-pack-matmul copies the panels
-// straight from the windows; the padded result is realized and sliced back to 56 columns. 64 filters: the
-// padding's extra matmul work costs less than the copy it saves (@wide, 256 filters, keeps 56 columns).
+// read from 8 more zero columns of the padded input (64 = 4 or 2 panels; 16 at stride 2), so graph-pack-matmul
+// copies the panels straight from the windows; the padded result is realized and sliced back to 56 columns. 64
+// filters: the padding's extra matmul work costs less than the copy it saves (@wide, 256 filters, keeps 56
+// columns). At stride 2: a stride-1 conv with 64 filters takes the direct form (@direct).
 // CHECK-LABEL: func.func @row_padded
 // KERNEL-LABEL: kernel.kernel @row_padded
 // ROWPAD-LABEL: func.func @row_padded
-// ROWPAD:         graph.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 9>
+// ROWPAD:         graph.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 17>
 // ROWPAD:         %[[C:.*]] = graph.contiguous %{{.*}} : !graph.tensor<1x144x3584xf32>
 // ROWPAD-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[C]] : (!graph.tensor<64x144xf32>, !graph.tensor<1x144x3584xf32>) -> !graph.tensor<1x64x3584xf32>
 // ROWPAD-NEXT:    %[[R:.*]] = graph.contiguous %[[M]] : !graph.tensor<1x64x3584xf32>
@@ -192,8 +193,8 @@ func.func @depthwise_input(%x: !graph.tensor<1x8x10x10xf32>, %w: !graph.tensor<8
 // ROWPAD-NEXT:    %r = graph.shrink %[[V]] {start = array<i64: 0, 0, 0, 0>, limit = array<i64: 1, 64, 56, 56>
 // ROWPAD-LABEL: func.func @wide
 // ROWPAD:         graph.matmul %{{.*}}, %{{.*}} : (!graph.tensor<256x144xf32>, !graph.tensor<1x144x3136xf32>)
-func.func @row_padded(%x: !graph.tensor<1x16x56x56xf32>, %w: !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x56x56xf32> {
-  %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x56x56xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x56x56xf32>
+func.func @row_padded(%x: !graph.tensor<1x16x112x112xf32>, %w: !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x56x56xf32> {
+  %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (!graph.tensor<1x16x112x112xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x56x56xf32>
   func.return %r : !graph.tensor<1x64x56x56xf32>
 }
 func.func @wide(%x: !graph.tensor<1x16x56x56xf32>, %w: !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32> {
@@ -253,4 +254,27 @@ func.func @shared_concat(%x: !graph.tensor<1x8x8x8xf32>, %y: !graph.tensor<1x8x8
   %a = graph.conv2d %c, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
   %b = graph.conv2d %c, %w : (!graph.tensor<1x16x8x8xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x8x8xf32>
   func.return %a, %b : !graph.tensor<1x16x8x8xf32>, !graph.tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// CPU targets: a stride-1 conv with at most 128 filters per group takes the direct form, graph-decompose's windows
+// times the filter reduced over the taps, over a plain zero-padded copy of its input: no im2col copy, and the
+// register tile reads the padded rows as vectors. Its output rows are padded to a multiple of the vector (60 ->
+// 64 with 8 or 16 f32 lanes), read from 4 more zero columns; the result with its bias is realized, then sliced.
+// A computed input is realized before its pad (fused, the padded copy computed the producer, a whole matmul in
+// ResNet-50). 256 filters (@wide above) keep the im2col matmul; so does the cuda target (the checks above).
+// ROWPAD-LABEL: func.func @direct
+// ROWPAD:         %[[H:.*]] = graph.contiguous %h : !graph.tensor<1x16x60x60xf32>
+// ROWPAD-NEXT:    %[[P:.*]] = graph.pad %[[H]] {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 5>
+// ROWPAD-NEXT:    %[[XP:.*]] = graph.contiguous %[[P]] : !graph.tensor<1x16x62x66xf32>
+// ROWPAD-NOT:     graph.matmul
+// ROWPAD:         %[[T:.*]] = graph.reduce_sum %{{.*}} {axes = array<i64: 5, 6, 7>} : (!graph.tensor<1x1x64x60x64x16x3x3xf32>) -> !graph.tensor<1x1x64x60x64xf32>
+// ROWPAD:         %[[B:.*]] = graph.add %{{.*}}, %{{.*}} : (!graph.tensor<1x64x60x64xf32>, !graph.tensor<64x1x1xf32>) -> !graph.tensor<1x64x60x64xf32>
+// ROWPAD-NEXT:    %[[Y:.*]] = graph.contiguous %[[B]] : !graph.tensor<1x64x60x64xf32>
+// ROWPAD-NEXT:    %r = graph.shrink %[[Y]] {{.*}} -> !graph.tensor<1x64x60x60xf32>
+func.func @direct(%x: !graph.tensor<1x16x60x60xf32>, %w: !graph.tensor<64x16x3x3xf32>, %b: !graph.tensor<64xf32>) -> !graph.tensor<1x64x60x60xf32> {
+  %h = graph.relu %x : !graph.tensor<1x16x60x60xf32>
+  %r = graph.conv2d %h, %w bias %b {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<64x16x3x3xf32>, !graph.tensor<64xf32>) -> !graph.tensor<1x64x60x60xf32>
+  func.return %r : !graph.tensor<1x64x60x60xf32>
 }
