@@ -271,10 +271,11 @@ class _Tuner:
         self.cores()
 
     def column_strips_outside(self) -> None:
-        """A register tile whose rows come outside its columns reads all of B once per row tile: when B's part
-        inside the row loop is larger than STRIP_BYTES it comes from L3 or DRAM each time. The column range then
-        goes outside the rows, so each column strip of B (K x the tile's width) stays in L2 while every row tile
-        uses it, as with a packed B's panels. DenseNet's 3x3 growth convs (32 x 1152 x 3136, B unpacked since
+        """A register tile whose rows come outside its columns reads all of B once per row tile: when B is not
+        packed (its rows N elements apart) and its part inside the row loop is larger than STRIP_BYTES, each
+        k step of each tile touches a new line far from the last, from L3 or DRAM. The column range then goes
+        outside the rows, so each column strip of B (K x the tile's width) stays in L2 while every row tile
+        uses it. A packed B (panels read front to back) keeps the order: not measured better. DenseNet's 3x3 growth convs (32 x 1152 x 3136, B unpacked since
         32 rows are below graph-pack-matmul's threshold) read their 14 MB im2col 8 times."""
         strides = Strides(self.kernel)
         reduced = self.reduces()
@@ -284,12 +285,17 @@ class _Tuner:
         for i, rows in enumerate(outer):
             inner = order[order.index(rows) + 1 :]
             for cols in outer[i + 1 :]:
-                b = [a for a in loads if strides.stride(a, rows) == 0 and strides.stride(a, cols) != 0]
+                b = [a for a in loads if strides.stride(a, rows) == 0 and strides.stride(a, cols) != 0 and self.strided(a, strides)]
                 if b and any(strides.stride(a, cols) == 0 for a in loads) and max(
                     _bytes_along(a, inner, strides) for a in b
                 ) > STRIP_BYTES:
                     self.attempt(OptOp.SWAP, rows, axes(self.kernel).index(cols))
                     return
+
+    def strided(self, load: K.LoadOp, strides: Strides) -> bool:
+        """Does ``load`` step further than a register tile's width along some reduce range (a row-major B, whose
+        rows lie N elements apart, not a packed panel read front to back)?"""
+        return any((strides.stride(load, k) or 0) > CPU_VECTORS * self.width for k in self.reduces())
 
     def store_order(self) -> None:
         """A copy kernel (one store, no reduce) walks its output in the store's order: global ranges sorted by
