@@ -84,7 +84,7 @@ def narrow_lanes(size: int, width: int) -> int:
     none). For the output axis of a reduce kernel without register reuse (a pool) or whose loads slide along it
     with a window (a depthwise conv): padded to ``width``, the axis is clamped (``min(r, size - 1)``) in every
     load, whose lanes are then no vector, at every tap. ShuffleNet's depthwise 3x3 at 28x28 (cpu-llvm, AVX2):
-    padded to 32 columns 0.46-0.92 ms per launch, by 4 lanes 0.27-0.46 ms (docs/performance.md, "Network
+    padded to 32 columns 0.50-0.92 ms per launch, by 4 lanes 0.27-0.46 ms (docs/performance.md, "Network
     schedules, session 8")."""
     lanes = width // 2
     while lanes >= MIN_NARROW_LANES:
