@@ -26,7 +26,7 @@ import math
 from xdsl.dialects.builtin import IndexType
 
 from kiln.dialects import kernel as K
-from kiln.dialects.types import dtype_name
+from kiln.dialects.types import dtype_name, itemsize
 from kiln.passes.optimize.apply import MAX_EXPANSION, MAX_UNROLL, apply_opt
 from kiln.passes.optimize.opts import Opt, OptError, OptOp
 from kiln.passes.optimize.space import (
@@ -70,6 +70,34 @@ MIN_GROUPED_REDUCE = 256
 """...and a reduce at least this long (16 threads with 16 or more elements each); shorter ones stay in a thread."""
 MIN_THREAD_WORK = 1 << 16
 """Below this many loads, stores and ALU ops a kernel is not worth a ``thread`` split."""
+
+
+STRIP_BYTES = 256 << 10
+"""B's bytes inside a register tile's row loop above which its columns go outside its rows (a quarter of the
+L2 of the AVX2 host, as graph-pack-matmul's threshold)."""
+MIN_NARROW_LANES = 4
+"""The narrowest vector ``narrow_lanes`` takes (an SSE register of f32)."""
+
+
+def narrow_lanes(size: int, width: int) -> int:
+    """The widest vector of at least MIN_NARROW_LANES lanes, narrower than ``width``, that divides ``size`` (0:
+    none). For the output axis of a reduce kernel without register reuse (a pool) or whose loads slide along it
+    with a window (a depthwise conv): padded to ``width``, the axis is clamped (``min(r, size - 1)``) in every
+    load, whose lanes are then no vector, at every tap. ShuffleNet's depthwise 3x3 at 28x28 (cpu-llvm, AVX2):
+    padded to 32 columns 0.50-0.92 ms per launch, by 4 lanes 0.27-0.46 ms (docs/performance.md, "Network
+    schedules, session 8")."""
+    lanes = width // 2
+    while lanes >= MIN_NARROW_LANES:
+        if size % lanes == 0:
+            return lanes
+        lanes //= 2
+    return 0
+
+
+def _bytes_along(load: K.LoadOp, inner: list[K.RangeOp], strides: Strides) -> int:
+    """The bytes ``load`` reads as the ranges ``inner`` run (symbolic ones at 1)."""
+    moving = [r for r in inner if strides.stride(load, r) != 0]
+    return itemsize(load.results[0].type) * math.prod(const_size(r) or 1 for r in moving)
 
 
 def cpu_accumulators(target: TargetDescription) -> int:
@@ -146,31 +174,43 @@ class _Tuner:
         """A tiled output axis along which some load that the reduce walks stays put: upcasting it reuses
         that load from a register. The one with the most such loads; on ties, one along which a load that walks
         the ``vector`` axis stays put (each loaded vector then serves every row, as B's in a matmul, where a
-        broadcast load staying put serves only its lanes), then the innermost; one of a single point only when no
-        other has such loads; a symbolic one only when ``symbolic`` (it will be padded)."""
+        broadcast load staying put serves only its lanes), then the innermost; never one of a single point (a batch of
+        1: nothing to upcast); a symbolic one only when ``symbolic`` (it will be padded)."""
         reduced = self.reduces()
         loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) != 0 for k in reduced)]
         vector_loads = [a for a in loads if vector is not None and strides.stride(a, vector) != 0]
         tiled = self.tiled_outputs()
-        best, best_key = None, (0, False, False)
+        best, best_key = None, (0, False)
         for r in reversed(self.outputs()):
-            if r in exclude or r not in tiled or (const_size(r) is None and not symbolic):
-                continue
+            if r in exclude or r not in tiled or const_size(r) == 1 or (const_size(r) is None and not symbolic):
+                continue  # a unit range (a batch of 1) cannot be upcast: it would take the place of a real reuse axis
             count = sum(1 for a in loads if strides.stride(a, r) == 0)
-            key = (count, const_size(r) != 1, any(strides.stride(a, r) == 0 for a in vector_loads))
+            key = (count, any(strides.stride(a, r) == 0 for a in vector_loads))
             if key[0] and key > best_key:
                 best, best_key = r, key
         return best
 
+    def slides(self, strides: Strides, r: K.RangeOp) -> bool:
+        """Does some load move along output range ``r`` as it moves along a reduce range (a conv's or pool's
+        window: ``ow + kw``)?"""
+        return any(
+            strides.stride(a, r) not in (None, 0) and any(strides.stride(a, k) == strides.stride(a, r) for k in self.reduces())
+            for a in strides.accesses if isinstance(a, K.LoadOp)
+        )
+
     # -- shared steps -----------------------------------------------------------------------
 
-    def upcast_vector(self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE) -> int:
+    def upcast_vector(self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE, narrow: bool = False) -> int:
         """Upcast ``r`` by ``vectors`` vectors: a range of one vector's lanes, then (when ``vectors`` > 1 and it
         divides) a range counting the vectors, so each vector access is the lanes of one range. The axis is
-        padded to a multiple of the width first when that wastes little. Returns the vectors upcast (0: none)."""
+        padded to a multiple of the width first when that wastes little; with ``narrow`` (no register reuse, or
+        a sliding window along ``r``), a narrower vector that divides it comes first (``narrow_lanes``). Returns
+        the vectors upcast (0: none)."""
         size = const_size(r)
         if size is None or size < self.width:
             return 0
+        if size % self.width and narrow and (lanes := narrow_lanes(size, self.width)):
+            return int(self.attempt(OptOp.UPCAST, r, lanes))
         if size % self.width:
             padded = -(-size // self.width) * self.width
             if (padded - size) / padded > max_waste or not self.attempt(OptOp.PADTO, r, self.width):
@@ -212,7 +252,8 @@ class _Tuner:
         # no vector axis (every output axis walks some reduced load with a stride, as k in q k^T): a second
         # reuse axis makes the tile two-dimensional, each load then serving a row or a column of the tile
         second = self.reuse_axis(strides, (u,), False) if second_reuse and v is None and u is not None else None
-        upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste) if v is not None else 0
+        narrow = v is not None and (u is None or self.slides(strides, v))
+        upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste, narrow) if v is not None else 0
         rows = min(max_rows, accumulators // max(upcast, 1))
         reuse_rows = tuple(n for n in (rows, rows // 2, rows // 4) if n >= 2)
         if u is not None and const_size(u) is None:
@@ -235,10 +276,39 @@ class _Tuner:
         self.store_order()
         tiled = self.register_tile(CPU_VECTORS, cpu_accumulators(self.target), MAX_TILE_ROWS, pad_rows=True,
                                    max_waste=MAX_TILE_PAD_WASTE, second_reuse=True, lane_stride=MAX_LANE_STRIDE)
+        if tiled:
+            self.column_strips_outside()
         if not tiled and not self.target.vectorizes_loops:
             self.partial_sums()
             self.vector_lanes()
         self.cores()
+
+    def column_strips_outside(self) -> None:
+        """A register tile whose rows come outside its columns reads all of B once per row tile: when B is not
+        packed (its rows N elements apart) and its part inside the row loop is larger than STRIP_BYTES, each
+        k step of each tile touches a new line far from the last, from L3 or DRAM. The column range then goes
+        outside the rows, so each column strip of B (K x the tile's width) stays in L2 while every row tile
+        uses it. A packed B (panels read front to back) keeps the order: not measured better. DenseNet's 3x3 growth convs (32 x 1152 x 3136, B unpacked since
+        32 rows are below graph-pack-matmul's threshold) read their 14 MB im2col 8 times."""
+        strides = Strides(self.kernel)
+        reduced = self.reduces()
+        loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and any(strides.stride(a, k) != 0 for k in reduced)]
+        order = ranges(self.kernel)
+        outer = [r for r in order if kind(r) == AxisKind.GLOBAL and (const_size(r) or 1) > 1]
+        for i, rows in enumerate(outer):
+            inner = order[order.index(rows) + 1 :]
+            for cols in outer[i + 1 :]:
+                b = [a for a in loads if strides.stride(a, rows) == 0 and strides.stride(a, cols) != 0 and self.strided(a, strides)]
+                if b and any(strides.stride(a, cols) == 0 for a in loads) and max(
+                    _bytes_along(a, inner, strides) for a in b
+                ) > STRIP_BYTES:
+                    self.attempt(OptOp.SWAP, rows, axes(self.kernel).index(cols))
+                    return
+
+    def strided(self, load: K.LoadOp, strides: Strides) -> bool:
+        """Does ``load`` step further than a register tile's width along some reduce range (a row-major B, whose
+        rows lie N elements apart, not a packed panel read front to back)?"""
+        return any((strides.stride(load, k) or 0) > CPU_VECTORS * self.width for k in self.reduces())
 
     def store_order(self) -> None:
         """A copy kernel (one store, no reduce) walks its output in the store's order: global ranges sorted by

@@ -298,3 +298,100 @@ kernel.kernel @direct_conv(%out: !kernel.buffer<8x8x40xf32>, %x: !kernel.buffer<
   %io = kernel.add %io0, %ow : index
   kernel.store %out[%io], %s
 }
+
+// -----
+
+// A batch of 1 between the rows and the columns (a grouped conv's output stored channel-shuffled: rows, batch,
+// groups, points) is no reuse axis: the rows %o are, though A moves along the batch no more than B along %o.
+// LLVM: kernel.kernel @unit_batch({{.*}} opts = ["upcast:2:{{[0-9]+}}", "upcast:2:2", "upcast:0:{{8|4}}"]}
+kernel.kernel @unit_batch(%a: !kernel.buffer<8x32xf32>, %b: !kernel.buffer<1x32x64xf32>, %out: !kernel.buffer<8x1x64xf32>) attributes {symbols = []} {
+  %c1 = kernel.const 1 : index
+  %c8 = kernel.const 8 : index
+  %c32 = kernel.const 32 : index
+  %c64 = kernel.const 64 : index
+  %c2048 = kernel.const 2048 : index
+  %o = kernel.range %c8 global
+  %n = kernel.range %c1 global
+  %j = kernel.range %c64 global
+  %k = kernel.range %c32 reduce
+  %o32 = kernel.mul %o, %c32 : index
+  %ia = kernel.add %o32, %k : index
+  %nb = kernel.mul %n, %c2048 : index
+  %k64 = kernel.mul %k, %c64 : index
+  %ib0 = kernel.add %nb, %k64 : index
+  %ib = kernel.add %ib0, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %o64 = kernel.mul %o, %c64 : index
+  %io0 = kernel.add %o64, %nb : index
+  %io = kernel.add %io0, %j : index
+  kernel.store %out[%io], %s
+}
+
+// -----
+
+// A depthwise 3x3 conv over 28 columns (no register reuse): padded to a whole vector, every load would read
+// min(ow, 27) per lane, no vector; a narrower vector that divides 28 is taken instead (4 lanes), no padto.
+// LLVM: kernel.kernel @depthwise({{.*}} opts = ["upcast:2:4"{{.*}}]}
+// LLVM-NOT: padto
+kernel.kernel @depthwise(%x: !kernel.buffer<8x30x30xf32>, %w: !kernel.buffer<8x9xf32>, %out: !kernel.buffer<8x28x28xf32>) attributes {symbols = []} {
+  %c3 = kernel.const 3 : index
+  %c8 = kernel.const 8 : index
+  %c9 = kernel.const 9 : index
+  %c28 = kernel.const 28 : index
+  %c30 = kernel.const 30 : index
+  %c784 = kernel.const 784 : index
+  %c900 = kernel.const 900 : index
+  %c = kernel.range %c8 global
+  %oh = kernel.range %c28 global
+  %ow = kernel.range %c28 global
+  %kh = kernel.range %c3 reduce
+  %kw = kernel.range %c3 reduce
+  %h = kernel.add %oh, %kh : index
+  %wc = kernel.add %ow, %kw : index
+  %cx = kernel.mul %c, %c900 : index
+  %hx = kernel.mul %h, %c30 : index
+  %ix0 = kernel.add %cx, %hx : index
+  %ix = kernel.add %ix0, %wc : index
+  %v = kernel.load %x[%ix] : f32
+  %c9c = kernel.mul %c, %c9 : index
+  %kh3 = kernel.mul %kh, %c3 : index
+  %iw0 = kernel.add %c9c, %kh3 : index
+  %iw = kernel.add %iw0, %kw : index
+  %t = kernel.load %w[%iw] : f32
+  %p = kernel.mul %v, %t : f32
+  %s = kernel.reduce add %p over %kh, %kw : f32
+  %co = kernel.mul %c, %c784 : index
+  %ho = kernel.mul %oh, %c28 : index
+  %io0 = kernel.add %co, %ho : index
+  %io = kernel.add %io0, %ow : index
+  kernel.store %out[%io], %s
+}
+
+// -----
+
+// A register tile with few rows and a large unpacked B (DenseNet's 3x3 growth conv: 32 x 1152 x 3136): B inside
+// the row loop is 1152 x 3136 floats, so the columns go outside the rows (a swap after the tile), each column
+// strip of B then reused by every row tile from L2. With the small B of @mm above the order stays.
+// LLVM: kernel.kernel @mm_strips({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "upcast:0:{{8|4}}", "swap:0:1"{{.*}}]}
+kernel.kernel @mm_strips(%a: !kernel.buffer<32x1152xf32>, %b: !kernel.buffer<1152x3136xf32>, %out: !kernel.buffer<32x3136xf32>) attributes {symbols = []} {
+  %c32 = kernel.const 32 : index
+  %c1152 = kernel.const 1152 : index
+  %c3136 = kernel.const 3136 : index
+  %i = kernel.range %c32 global
+  %j = kernel.range %c3136 global
+  %k = kernel.range %c1152 reduce
+  %i1 = kernel.mul %i, %c1152 : index
+  %ia = kernel.add %i1, %k : index
+  %kb = kernel.mul %k, %c3136 : index
+  %ib = kernel.add %kb, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %io0 = kernel.mul %i, %c3136 : index
+  %io = kernel.add %io0, %j : index
+  kernel.store %out[%io], %s
+}
