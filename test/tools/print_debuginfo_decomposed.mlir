@@ -13,7 +13,7 @@ func.func @f(%a: !graph.tensor<4x8xf32>, %b: !graph.tensor<8x3xf32>) -> !graph.t
 // CHECK:        graph.reshape {{.*}} loc("{{.*}}print_debuginfo_decomposed.mlir":7:3)
 // CHECK:        graph.reduce_sum {{.*}} loc("{{.*}}print_debuginfo_decomposed.mlir":7:3)
 // CHECK:        graph.reduce_max {{.*}} loc("{{.*}}print_debuginfo_decomposed.mlir":8:3)
-// CHECK:        graph.exp {{.*}} loc("{{.*}}print_debuginfo_decomposed.mlir":8:3)
+// CHECK:        graph.exp_nonpositive {{.*}} loc("{{.*}}print_debuginfo_decomposed.mlir":8:3)
 // CHECK:        graph.div {{.*}} loc("{{.*}}print_debuginfo_decomposed.mlir":8:3)
 // CHECK-NOT:    loc(unknown)
 // CHECK:        func.return
