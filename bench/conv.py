@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import (  # noqa: E402
-    clean_blas_env, compile_cold_and_cached, machine_note, print_table, rotated_timings, timings, without_pass,
+    clean_blas_env, compile_cold_and_cached, machine_note, measure, print_table, without_pass,
 )
 
 clean_blas_env()
@@ -137,12 +137,7 @@ def main() -> None:
                                        err_msg=f"{layer.name} on {device}")
             chosen.append(f"{layer.name} {device}: {'; '.join(opts)}")
             runners[device] = lambda run=run: run(*inputs)
-        if args.rounds:
-            measured, foreign = rotated_timings(runners, args.rounds, args.repeat)
-            share = "an unknown share" if foreign is None else f"{foreign:.0%}"
-            print(f"{layer.name}: other processes used {share} of the CPU time while it was timed")
-        else:
-            measured = {name: timings(fn, args.repeat) for name, fn in runners.items()}
+        measured = measure(layer.name, runners, args.rounds, args.repeat)
         gflops = (lambda s: layer.flops / s / 1e9) if layer.flops else (lambda s: "")
         for name, (s, best) in measured.items():
             rows.append([layer.name, name, s * 1e3, best * 1e3, gflops(s), measured[ort][0] / s, colds[name]])

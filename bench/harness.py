@@ -179,6 +179,19 @@ def rotated_timings(
     return result, max(0.0, busy - own) / ((os.cpu_count() or 1) * wall) if busy else None
 
 
+def measure(
+    label: str, fns: dict[str, Callable[[], object]], rounds: int, calls: int
+) -> dict[str, tuple[float, float]]:
+    """(median, best) per runner: interleaved by ``rotated_timings`` when ``rounds`` (printing the CPU share other
+    processes took), else each runner's ``calls`` in turn."""
+    if not rounds:
+        return {name: timings(fn, calls) for name, fn in fns.items()}
+    measured, foreign = rotated_timings(fns, rounds, calls)
+    share = "an unknown share" if foreign is None else f"{foreign:.0%}"
+    print(f"{label}: other processes used {share} of the CPU time while it was timed")
+    return measured
+
+
 def _busy_seconds() -> float:
     """CPU seconds every process has used (the non-idle jiffies of /proc/stat); 0 where it does not exist."""
     try:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import blas_note, clean_blas_env, machine_note, print_table, rotated_timings, timings  # noqa: E402
+from harness import blas_note, clean_blas_env, machine_note, measure, print_table  # noqa: E402
 
 clean_blas_env()
 
@@ -150,12 +150,7 @@ def main() -> None:
         tensors = [kiln.Tensor(a, device=args.device) for a in arrays]
         check(name, "kiln", fn(*tensors).numpy(), want)
         runners = {"numpy": lambda: case.numpy(*arrays), "onnxruntime": ort_run, f"kiln {args.device}": lambda: fn(*tensors)}
-        if args.rounds:
-            measured, foreign = rotated_timings(runners, args.rounds, args.repeat)
-            share = "an unknown share" if foreign is None else f"{foreign:.0%}"
-            print(f"{name}: other processes used {share} of the CPU time while it was timed")
-        else:
-            measured = {runner: timings(call, args.repeat) for runner, call in runners.items()}
+        measured = measure(name, runners, args.rounds, args.repeat)
         ort_s = measured["onnxruntime"][0]
         launches = len(fn.compiled[0].program.launches) if fn.compiled[0].program else ""
         for runner, (s, best) in measured.items():
