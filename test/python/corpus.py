@@ -98,6 +98,10 @@ def _dtype_class(dt: str) -> str:
 # elementwise
 
 
+DOMAIN = {"exp_nonpositive": "%x_nonpositive"}
+"""Unary ops defined on part of the line only, and the operand that keeps the edge values there (-|x|)."""
+
+
 def unary_programs() -> Iterator[Program]:
     for dt in (*FLOATS, *INTS, "i1"):
         names = [n for n, allowed in G.UNARY.items() if _dtype_class(dt) in allowed]
@@ -106,7 +110,9 @@ def unary_programs() -> Iterator[Program]:
         x = edge_values(dt)
         t = _t(x.shape, dt)
         b = _t(x.shape, "i1")
-        body = [f"%{n} = graph.{n} %x : " + (f"({t}) -> {b}" if n in G.PREDICATES else t) for n in names]
+        body = [f"%{n} = graph.{n} {DOMAIN.get(n, '%x')} : " + (f"({t}) -> {b}" if n in G.PREDICATES else t) for n in names]
+        if any(n in DOMAIN for n in names):  # the edge values folded into an op's domain
+            body[:0] = [f"%x_abs = graph.abs %x : {t}", f"%x_nonpositive = graph.neg %x_abs : {t}"]
         results = [(f"%{n}", b if n in G.PREDICATES else t) for n in names]
         text = _function(f"unary_{dt}", [("%x", t)], body, results)
         rtol, atol = _tol(dt)
