@@ -155,6 +155,11 @@ def timings(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return times[len(times) // 2], times[0]
 
 
+SETTLE_S = 0.05
+"""Pause before each runner's block: onnxruntime's pool threads spin on after a call (and kiln's workers up to 1 ms),
+holding a core that the next runner's first calls would otherwise lose to them."""
+
+
 def rotated_timings(
     fns: dict[str, Callable[[], object]], rounds: int, calls: int
 ) -> tuple[dict[str, tuple[float, float]], float | None]:
@@ -168,6 +173,7 @@ def rotated_timings(
     busy, own, wall = 0.0, 0.0, 0.0
     for r in range(rounds):
         for name in names[r % len(names):] + names[: r % len(names)]:
+            time.sleep(SETTLE_S)
             fns[name]()
             cpu, mine, start = _busy_seconds(), _own_seconds(), time.perf_counter()
             for _ in range(calls):
