@@ -52,6 +52,9 @@ class Runner:
         self.pool_busy = library.kiln_pool_busy
         self.pool_busy.argtypes = (ctypes.c_void_p,)
         self.pool_busy.restype = ctypes.c_int32
+        self.pool_lost_core = library.kiln_pool_lost_core
+        self.pool_lost_core.argtypes = (ctypes.c_void_p,)
+        self.pool_lost_core.restype = ctypes.c_int32
         self.run = library.kiln_run
         self.run.argtypes = (ctypes.c_void_p,) * 5
         self.run.restype = None

@@ -19,7 +19,7 @@
  * (between spin_ns and max_spin_ns): programs called back to back find their workers spinning, not asleep. The
  * workers are kept off the caller's CPU (avoid_callers_cpu). A busy machine - a spinner saw a jump of the clock
  * between two reads, or a caller waited far longer than a chunk takes for a worker's chunk: a thread was taken
- * off its core - turns all of that off for BUSY_NS: spins of spin_ns, no early wake-up, workers free to use every
+ * off its core, and more threads are runnable than there are CPUs (lost_core) - turns all of that off for BUSY_NS: spins of spin_ns, no early wake-up, workers free to use every
  * CPU. Other processes then want the cores, every microsecond spun is taken from this process's share of them
  * (autogroup scheduling), and a worker held off one CPU waits behind them with a chunk. A caller waiting for its
  * last chunks spins spin_ns, then sleeps. The job list, the chunk hand-out and the count of unfinished chunks are
@@ -27,13 +27,16 @@
  * only inside the mutex, and a caller leaves only after taking the mutex once more after its last chunk finished.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -115,8 +118,31 @@ static int is_busy(kiln_pool *pool, int64_t t) {
   return t < atomic_load_explicit(&pool->busy_until, memory_order_relaxed);
 }
 
-static void mark_busy(kiln_pool *pool, int64_t t) {
-  atomic_store_explicit(&pool->busy_until, t + BUSY_NS, memory_order_relaxed);
+/* Whether other threads want this machine's CPUs now: more runnable threads system-wide (the fourth field of
+ * /proc/loadavg, "running/total", which counts this process's own) than the CPUs this process may use. Where that
+ * cannot be read, a thread that lost its core is taken as proof enough. */
+static int others_want_cpus(const kiln_pool *pool) {
+  int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1;
+  char text[128];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 1;
+  text[n] = 0;
+  double load1, load5, load15;
+  int running, total;
+  if (sscanf(text, "%lf %lf %lf %d/%d", &load1, &load5, &load15, &running, &total) != 5) return 1;
+  return running > CPU_COUNT(&pool->cpus);
+}
+
+/* A thread lost its core at `t`: the machine is busy if other threads want the CPUs. That alone proves nothing:
+ * on an idle machine a hypervisor's pause or a burst of interrupts does it too, and once the workers are free to
+ * use every CPU the scheduler often puts one on the caller's CPU, where the two take turns and every call looks
+ * preempted: marked busy on that evidence, an idle 2-core machine stayed busy for good and ran every split launch
+ * on one core (medians 2x the best call). While busy, the check is repeated at most every BUSY_NS / 2. */
+static void lost_core(kiln_pool *pool, int64_t t) {
+  if (atomic_load_explicit(&pool->busy_until, memory_order_relaxed) - t > BUSY_NS / 2) return;
+  if (others_want_cpus(pool)) atomic_store_explicit(&pool->busy_until, t + BUSY_NS, memory_order_relaxed);
 }
 
 /* Until when an idle worker that started spinning at `start` spins, asked at `t`: see the comment at the top.
@@ -130,7 +156,7 @@ static int64_t spin_deadline(kiln_pool *pool, int64_t start, int64_t t) {
 }
 
 /* Spin until the pool's post counter moves from `seen` (1) or the spin's deadline passes (0); a spinner taken
- * off its core marks the machine busy and stops at once. */
+ * off its core reports it (lost_core) and stops at once. */
 static int spin_for_post(kiln_pool *pool, uint64_t seen) {
   int64_t start = now_ns(), last = start;
   for (;;) {
@@ -140,7 +166,7 @@ static int spin_for_post(kiln_pool *pool, uint64_t seen) {
     }
     int64_t t = now_ns();
     if (t - last > PREEMPTED_NS) {
-      mark_busy(pool, t);
+      lost_core(pool, t);
       return 0;
     }
     last = t;
@@ -259,6 +285,14 @@ int32_t kiln_pool_size(const kiln_pool *pool) { return pool->size; }
 /* Whether the pool treats the machine as busy now (short spins, workers free to use every CPU). */
 int32_t kiln_pool_busy(kiln_pool *pool) { return is_busy(pool, now_ns()); }
 
+/* Report that a thread of this process lost its core just now (as a spinner or a waiting caller does); returns
+ * whether the pool now treats the machine as busy. For tests: the pool's threads report for themselves. */
+int32_t kiln_pool_lost_core(kiln_pool *pool) {
+  int64_t t = now_ns();
+  lost_core(pool, t);
+  return is_busy(pool, t);
+}
+
 /* What an idle worker spins between calls now (ns), learned from the last gap between two calls. */
 int64_t kiln_pool_idle_spin(kiln_pool *pool) { return atomic_load_explicit(&pool->idle_spin, memory_order_relaxed); }
 
@@ -347,7 +381,7 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
   pthread_mutex_unlock(&pool->lock);
   /* waiting much longer than a chunk takes: a worker was taken off its core holding one (a busy machine) */
   int64_t t = now_ns();
-  if (t - wait_start > longest + PREEMPTED_NS) mark_busy(pool, t);
+  if (t - wait_start > longest + PREEMPTED_NS) lost_core(pool, t);
 }
 
 /* Run every launch of `program` in order with the call's `values` (buffer addresses, symbol values); when

@@ -55,7 +55,8 @@ ms at load 17); the native pool's hand-off is a mutex and an atomic counter."""
 
 SPIN_US = 50
 """Microseconds a native worker spins waiting for the next launch before it sleeps on a condition variable when
-the machine is busy (a thread was taken off its core in the last second), and a caller for its last chunks.
+the machine is busy (a thread was taken off its core while other threads wanted the CPUs, in the last second),
+and a caller for its last chunks.
 The threads of one process share its CPU share (autogroup scheduling), so on a busy machine a spinning worker
 takes time from the caller: spins of 5, 20, 50 and 100 us were within the noise of the load there (load 7-10,
 networks and small matmuls), and 50 us still covers the gap between two launches of one call."""

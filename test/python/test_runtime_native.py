@@ -1,6 +1,6 @@
 """The native program runner (runtime/runner.c): numerics through it on both CPU targets, split and unsplit
 launches, symbolic shapes, several Python threads at once, a forked child, per-launch profile times, the per-chunk
-timeline, an idle pool that sleeps instead of spinning, and the spin between calls learned from their gap."""
+timeline, an idle pool that sleeps instead of spinning, the spin between calls learned from their gap, and when a lost core counts as a busy machine."""
 
 from __future__ import annotations
 
@@ -219,3 +219,42 @@ def test_workers_keep_off_the_callers_cpu() -> None:
             os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def _runnable_threads() -> int:
+    """Runnable threads on the machine now (the fourth field of /proc/loadavg, "running/total")."""
+    return int(Path("/proc/loadavg").read_text().split()[3].split("/")[0])
+
+
+@pytest.mark.skipif(not Path("/proc/loadavg").exists() or not hasattr(os, "sched_getaffinity"),
+                    reason="no /proc/loadavg or CPU affinity here")
+def test_a_lost_core_is_a_busy_machine_only_when_other_threads_want_the_cpus() -> None:
+    """A thread that lost its core proves nothing alone (a hypervisor's pause does that on an idle machine, and so
+    do the process's own threads taking turns on one CPU); with more threads runnable than usable CPUs, the pool
+    treats the machine as busy."""
+    cpus = len(os.sched_getaffinity(0))
+    lib = native("cpu-llvm", None, ThreadPool(2))._runner
+    quiet_pool = ThreadPool(2)
+    before = _runnable_threads()
+    busy = lib.pool_lost_core(quiet_pool.native())
+    if before <= cpus and _runnable_threads() <= cpus:  # nothing else wanted the CPUs around the report
+        assert busy == 0
+    spinners = []
+    for _ in range(2 * cpus + 1):
+        pid = os.fork()
+        if pid == 0:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                pass
+            os._exit(0)
+        spinners.append(pid)
+    try:
+        loaded_pool = ThreadPool(2)
+        deadline = time.monotonic() + 4
+        while not lib.pool_lost_core(loaded_pool.native()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert lib.pool_busy(loaded_pool.native()) == 1
+    finally:
+        for pid in spinners:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
