@@ -1,6 +1,7 @@
 """The native program runner (runtime/runner.c): numerics through it on both CPU targets, split and unsplit
 launches, symbolic shapes, several Python threads at once, a forked child, per-launch profile times, the per-chunk
-timeline, an idle pool that sleeps instead of spinning, the spin between calls learned from their gap, and when a lost core counts as a busy machine."""
+timeline, an idle pool that sleeps instead of spinning, the spin between calls learned from their gap, and when a
+lost core counts as a busy machine."""
 
 from __future__ import annotations
 
