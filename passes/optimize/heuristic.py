@@ -61,7 +61,9 @@ MAX_PAD_WASTE = 0.25
 MAX_TILE_PAD_WASTE = 0.5
 """The same for the vector axis of a CPU register tile: its alternative is one scalar accumulator per column, so a
 narrow output is worth padding further. The MLP's 256x512 @ 512x10 layer (cpu-llvm, load 13-14): 815 us median
-with 4 rows of 10 scalar columns, 294 us padded to 2 vectors of 8 (``padto:1:16``)."""
+with 4 rows of 10 scalar columns, 294 us padded to 2 vectors of 8 (``padto:1:16``); on AVX-512, where 10 columns
+are shorter than one vector, 8 rows of 10 scalar columns took 558 us at best, padded to one vector of 16 (the
+same opt) 100 us (load 2.3)."""
 GPU_LOCAL_THREADS = 128
 GROUP_OUTPUT_LIMIT = 2048
 """GPU reductions with at most this many outputs get a grouped (workgroup-parallel) reduce."""
@@ -200,14 +202,17 @@ class _Tuner:
 
     # -- shared steps -----------------------------------------------------------------------
 
-    def upcast_vector(self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE, narrow: bool = False) -> int:
+    def upcast_vector(
+        self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE, narrow: bool = False, short: bool = False
+    ) -> int:
         """Upcast ``r`` by ``vectors`` vectors: a range of one vector's lanes, then (when ``vectors`` > 1 and it
         divides) a range counting the vectors, so each vector access is the lanes of one range. The axis is
         padded to a multiple of the width first when that wastes little; with ``narrow`` (no register reuse, or
-        a sliding window along ``r``), a narrower vector that divides it comes first (``narrow_lanes``). Returns
-        the vectors upcast (0: none)."""
+        a sliding window along ``r``), a narrower vector that divides it comes first (``narrow_lanes``); with
+        ``short``, an axis shorter than one vector is padded up to one on the same terms (else it is left).
+        Returns the vectors upcast (0: none)."""
         size = const_size(r)
-        if size is None or size < self.width:
+        if size is None or (size < self.width and (narrow or not short)):
             return 0
         if size % self.width and narrow and (lanes := narrow_lanes(size, self.width)):
             return int(self.attempt(OptOp.UPCAST, r, lanes))
@@ -232,12 +237,13 @@ class _Tuner:
 
     def register_tile(
         self, vectors: int, accumulators: int, max_rows: int, pad_rows: bool = False,
-        max_waste: float = MAX_PAD_WASTE, second_reuse: bool = False, lane_stride: int = 1,
+        max_waste: float = MAX_PAD_WASTE, second_reuse: bool = False, lane_stride: int = 1, pad_short: bool = False,
     ) -> bool:
         """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
         vectors when another axis brings register reuse, else by one) and that reuse axis by as many rows as
         ``accumulators`` registers hold at the vectors upcast, at most ``max_rows`` (else by a half, a quarter;
-        a symbolic axis padded to that many when ``pad_rows``); with ``second_reuse`` and no vector axis, a
+        a symbolic axis padded to that many when ``pad_rows``; a vector axis shorter than a vector padded up to
+        one when ``pad_short``); with ``second_reuse`` and no vector axis, a
         second reuse axis by as many; with neither a vector nor a reuse axis, an output axis whose loads step at
         most ``lane_stride`` per lane by one vector; whether anything was tiled."""
         if not self.reduces():
@@ -253,7 +259,7 @@ class _Tuner:
         # reuse axis makes the tile two-dimensional, each load then serving a row or a column of the tile
         second = self.reuse_axis(strides, (u,), False) if second_reuse and v is None and u is not None else None
         narrow = v is not None and (u is None or self.slides(strides, v))
-        upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste, narrow) if v is not None else 0
+        upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste, narrow, pad_short) if v is not None else 0
         rows = min(max_rows, accumulators // max(upcast, 1))
         reuse_rows = tuple(n for n in (rows, rows // 2, rows // 4) if n >= 2)
         if u is not None and const_size(u) is None:
@@ -275,7 +281,8 @@ class _Tuner:
     def cpu(self) -> None:
         self.store_order()
         tiled = self.register_tile(CPU_VECTORS, cpu_accumulators(self.target), MAX_TILE_ROWS, pad_rows=True,
-                                   max_waste=MAX_TILE_PAD_WASTE, second_reuse=True, lane_stride=MAX_LANE_STRIDE)
+                                   max_waste=MAX_TILE_PAD_WASTE, second_reuse=True, lane_stride=MAX_LANE_STRIDE,
+                                   pad_short=True)
         if tiled:
             self.column_strips_outside()
         if not tiled and not self.target.vectorizes_loops:

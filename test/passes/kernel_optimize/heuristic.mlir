@@ -395,3 +395,30 @@ kernel.kernel @mm_strips(%a: !kernel.buffer<32x1152xf32>, %b: !kernel.buffer<115
   %io = kernel.add %io0, %j : index
   kernel.store %out[%io], %s
 }
+
+// -----
+
+// A register tile whose contiguous axis is narrower than it is worth leaving scalar (the MLP's 512 -> 10 head):
+// 10 columns are padded to a vector (AVX-512: one of 16; AVX2: two of 8), so each k step loads one row of B for
+// every row of the tile instead of 10 scalar columns each re-reading A.
+// LLVM: kernel.kernel @mm_narrow({{.*}} opts = ["padto:1:{{8|16}}", "upcast:1:{{8|16}}"{{.*}}, "upcast:0:{{8|4}}"]}
+// C:    kernel.kernel @mm_narrow({{.*}} opts = ["padto:1:{{8|16}}", "upcast:1:{{8|16}}"{{.*}}, "upcast:0:{{8|4}}"]}
+kernel.kernel @mm_narrow(%a: !kernel.buffer<256x512xf32>, %b: !kernel.buffer<512x10xf32>, %out: !kernel.buffer<256x10xf32>) attributes {symbols = []} {
+  %c256 = kernel.const 256 : index
+  %c512 = kernel.const 512 : index
+  %c10 = kernel.const 10 : index
+  %i = kernel.range %c256 global
+  %j = kernel.range %c10 global
+  %k = kernel.range %c512 reduce
+  %i1 = kernel.mul %i, %c512 : index
+  %ia = kernel.add %i1, %k : index
+  %kb = kernel.mul %k, %c10 : index
+  %ib = kernel.add %kb, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %io0 = kernel.mul %i, %c10 : index
+  %io = kernel.add %io0, %j : index
+  kernel.store %out[%io], %s
+}
