@@ -195,7 +195,7 @@ class Instantiator:
             bindings, _ = self.launch.bindings(path)
             lanes = self._c_lanes(expanded)
             for assignment in self._assignments([r for r in expanded if r not in lanes[0]]):
-                stores = [self._store(op, {**bindings, **assignment, **lane}) for lane in lanes]
+                stores = [self._store(op, tuple(ranges), {**bindings, **assignment, **lane}) for lane in lanes]
                 self._pair(stores)
         if self.grouping is not None:
             self.grouping.finish()
@@ -218,21 +218,28 @@ class Instantiator:
     def _key(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> tuple:
         return tuple((r, env[r] if isinstance(env[r], int) else env[r][0]) for r in ranges)  # type: ignore[index]
 
+    @staticmethod
+    def _memo_key(v: SSAValue, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> tuple:
+        """``v`` and the bound values of its ``ranges`` (fixed per value, so left out: an SSA value hashes in
+        Python, and an 8x16 tile asks for this key tens of thousands of times)."""
+        return (v, *[b if b.__class__ is int else b[0] for b in map(env.__getitem__, ranges)])  # type: ignore[index]
+
     def value(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Walk[Node]:
         """The node of `v` under `env`. The descent through a kernel's values is one call per op, so it is a
         generator driven by `trampoline.run` (a call is `x = yield self.value(...)`): no Python stack per op."""
-        if isinstance(v, BlockArgument):
-            return self.params[v.index]
-        key = (v, self._key(self.deps[v], env))
-        if key not in self._memo:
+        if v.__class__ is BlockArgument:  # not isinstance: SSAValue is an ABC, and that check is slow
+            return self.params[v.index]  # type: ignore[attr-defined]
+        key = self._memo_key(v, self.deps[v], env)
+        found = self._memo.get(key)
+        if found is None:
             mark = self.program.unclaimed.mark()
-            self._memo[key] = yield self._make(v, env)
+            self._memo[key] = found = yield self._make(v, env)
             self.program.unclaimed.claim(mark, v.owner.location)  # type: ignore[union-attr]
-        return self._memo[key]
+        return found
 
     def _scope(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> Scope:
         """Where a value depending on ``ranges`` lives: the innermost scope binding one of them."""
-        return innermost([env[r][1] for r in ranges if not isinstance(env[r], int)], self.program.root)  # type: ignore[index]
+        return innermost([b[1] for b in map(env.__getitem__, ranges) if b.__class__ is not int], self.program.root)  # type: ignore[index]
 
     def _make(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Walk[Node]:
         op, p = v.owner, self.program
@@ -260,8 +267,8 @@ class Instantiator:
             return n
         raise error_at(op, f"the linearizer does not handle {op.name}")
 
-    def _store(self, op: K.StoreOp, env: dict[SSAValue, Bound]) -> Node:
-        ranges = tuple(sorted(self._operand_deps(op), key=lambda r: self.ranges[r].position))
+    def _store(self, op: K.StoreOp, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> Node:
+        """The store ``op`` (which depends on ``ranges``, in range order) under ``env``."""
         mark = self.program.unclaimed.mark()
         values = [trampoline.run(self.value(x, env)) for x in op.operands]
         operands = self._gated(values, 3, self.launch.store_gates(ranges))

@@ -35,7 +35,8 @@ class Scope:
         self.trips = trips
         """Upper bound of the iterations of a loop (1 for root and guards): weights for ``core_work``."""
         self.depth = parent.depth + 1 if parent else 0
-        self.nodes: list[Node] = []
+        self.nodes: dict[Node, None] = {}
+        """The nodes placed here, in creation order (a dict: the vectorizers remove lanes, a list took O(n) each)."""
         self.children: list[Scope] = []
         self.index: Node | None = None
         """A loop's counter, defined by the bracket itself."""
@@ -105,14 +106,19 @@ class Program:
         name: str | None = None,
     ) -> Node:
         """A node in ``scope`` (by default the innermost scope of its operands); equal pure nodes are shared."""
-        where = scope or innermost([o.scope for o in operands], self.root)
+        where = scope
+        if where is None:  # innermost(...) inlined: every node of a tile's lanes passes here
+            where = self.root
+            for o in operands:
+                if o.scope.depth > where.depth:
+                    where = o.scope
         key = (op, tuple(operands), type, attr, where) if op in PURE_OPS else None
         if key is not None and key in self._pure:
             found = self._pure[key]
             found.name = found.name or name
             return found
         n = Node(op, operands, type, attr, where, after, name)
-        where.nodes.append(n)
+        where.nodes[n] = None
         self.unclaimed.add(n)
         if key is not None:
             self._pure[key] = n
@@ -140,7 +146,7 @@ class Program:
         return Scope("if", parent, (cond,))
 
     def remove(self, node: Node) -> None:
-        node.scope.nodes.remove(node)
+        del node.scope.nodes[node]
 
 
 def in_loop(scope: Scope) -> bool:

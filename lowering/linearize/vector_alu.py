@@ -219,12 +219,13 @@ class AluVectorizer:
         if not self._replaced:
             return
         swap = self._replaced
+        replaced = swap.keys()
         for s in self.program.root.walk():
             s.opener = tuple(swap.get(n, n) for n in s.opener)
             for n in s.nodes:
-                if any(o in swap for o in n.operands):
+                if not replaced.isdisjoint(n.operands):
                     n.operands = tuple(swap.get(o, o) for o in n.operands)
-                if any(a in swap for a in n.after):
+                if n.after and not replaced.isdisjoint(n.after):
                     n.after = tuple(swap.get(a, a) for a in n.after)  # type: ignore[arg-type, misc]
         for n in list(swap):
             if n in n.scope.nodes:

@@ -50,14 +50,20 @@ class IndexExprs:
 def lane_groups(records: Sequence[Access], ranges: dict[SSAValue, RangeInfo]) -> list[list[Node]]:
     """The nodes of ``records`` that are the copies of one kernel op along one expanded range (every other
     binding equal), in lane order; innermost range first. Only complete groups (a node for every lane)."""
+    # Keyed on the range's place among the access's ranges and the other bound values, not on (range, value)
+    # pairs: one kernel op's accesses all have the same ranges, and an SSA value hashes in Python.
     groups: dict[tuple, dict[int, Node]] = {}
+    range_of: dict[tuple, SSAValue] = {}
     for a in records:
-        for r, bound in a.bindings:
-            if isinstance(bound, int):
-                rest = tuple(b for b in a.bindings if b[0] is not r)
-                groups.setdefault((a.op, r, rest), {})[bound] = a.node
+        bounds = [b for _, b in a.bindings]
+        for i, bound in enumerate(bounds):
+            if bound.__class__ is int:
+                key = (a.op, i, *bounds[:i], *bounds[i + 1 :])
+                groups.setdefault(key, {})[bound] = a.node  # type: ignore[index]
+                range_of[key] = a.bindings[i][0]
     out = []
-    for (_, r, _), lanes in sorted(groups.items(), key=lambda kv: -ranges[kv[0][1]].position):
+    for key, lanes in sorted(groups.items(), key=lambda kv: -ranges[range_of[kv[0]]].position):
+        r = range_of[key]
         nodes = [lanes.get(u) for u in range(ranges[r].const_size or 0)]
         if nodes and all(n is not None for n in nodes):
             out.append(nodes)
