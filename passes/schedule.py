@@ -380,9 +380,9 @@ def _scaled(v: SSAValue, realized: dict[SSAValue, str]) -> SSAValue:
 def _scalar_constant(v: SSAValue) -> bool:
     """Is ``v`` a `graph.constant` of one value (a splat, or one element)?"""
     op = v.owner
-    return isinstance(op, graph.ConstantOp) and (
-        not isinstance(op.value, DenseIntOrFPElementsAttr) or math.prod(op.res.type.shape) == 1  # type: ignore[attr-defined]
-    )
+    if not isinstance(op, graph.ConstantOp):
+        return False
+    return not isinstance(op.value, DenseIntOrFPElementsAttr) or math.prod(op.res.type.shape) == 1  # type: ignore[attr-defined]
 
 
 def _merges_rows(op: graph.ReshapeOp) -> bool:

@@ -341,9 +341,9 @@ class _Tuner:
             return
         strides = Strides(self.kernel)
         inner = order[-1]
-        moving = [strides.stride(a, inner) for a in strides.accesses if isinstance(a, K.LoadOp)]
-        moving = [s for s in moving if s != 0]
-        if strides.stride(stores[0], inner) == 1 and moving and all(s is not None and abs(s) > self.width for s in moving):
+        moving = [s for a in strides.accesses if isinstance(a, K.LoadOp) and (s := strides.stride(a, inner)) != 0]
+        far = all(s is not None and abs(s) > self.width for s in moving)
+        if strides.stride(stores[0], inner) == 1 and moving and far:
             self.upcast_vector(inner, 1)
 
     def partial_sums(self) -> None:
