@@ -17,7 +17,10 @@ tinygrad's rangeify, in terms a user can read in the IR (`graph.realize = "<reas
 - `multi-use reduce`: a reduction needed by several consumers is computed once. Several uses at the same
   index in one kernel are one computation there (with a target; without one every path counts). A value
   reached again at an index the walk does not follow (strided slices, pads, concats) is computed again, and so
-  are the reductions below it: max pool as nine strided slices of a conv output realizes the conv.
+  are the reductions below it: max pool as nine strided slices of a conv output realizes the conv. A reduction
+  whose only use scales or shifts it by a scalar constant is realized after that (through a chain of them), so
+  the epilogue is computed once in its kernel: attention's `q k^T / 8`, which the softmax reads twice, and an
+  average pool's sum divided by its window.
 - `concat read again`: a concat below such a value, or reached through a broadcast (a pool's windows), selects
   among its pieces once per read: realized, the reads are plain loads (a max pool over an Inception module's
   output read each element nine times through a four-way select).
@@ -59,7 +62,7 @@ from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -159,8 +162,8 @@ class _Walk:
             trampoline.run(self._visit(kernel, root, view, False))
         shared = [v for v, keys in self.computed.items() if len(keys) > 1 and v not in self.realized]
         for v in shared:
-            if isinstance(v.owner, Operation) and is_reduce(v.owner):
-                self.found.setdefault(v, "multi-use reduce")
+            if isinstance(v.owner, Operation) and is_reduce(v.owner) and v not in self.found:
+                self.found[_scaled(v, self.realized)] = "multi-use reduce"
         if self.found:
             # A value below one realized now was counted once per path to it: the next round sees it reached once.
             return self.found
@@ -358,6 +361,28 @@ class _Walk:
                 total += yield self._alu_cost(o, memo)
             memo[v] = total
         return memo[v]
+
+
+def _scaled(v: SSAValue, realized: dict[SSAValue, str]) -> SSAValue:
+    """``v`` through its chain of only uses that combine it with a scalar constant (a scale, a shift): what a
+    multi-use reduce realizes, so that epilogue is computed once in the reduction's kernel instead of at every
+    use (attention's ``q k^T / 8``, read twice by the softmax that follows)."""
+    while len(uses := list(v.uses)) == 1:
+        use = uses[0].operation
+        others = [o for o in use.operands if o is not v]
+        if not isinstance(use, graph.BinaryOp) or len(others) != 1 or not _scalar_constant(others[0]) \
+                or use.results[0] in realized or use.results[0].type != v.type:
+            break
+        v = use.results[0]
+    return v
+
+
+def _scalar_constant(v: SSAValue) -> bool:
+    """Is ``v`` a `graph.constant` of one value (a splat, or one element)?"""
+    op = v.owner
+    if not isinstance(op, graph.ConstantOp):
+        return False
+    return not isinstance(op.value, DenseIntOrFPElementsAttr) or math.prod(op.res.type.shape) == 1  # type: ignore[attr-defined]
 
 
 def _merges_rows(op: graph.ReshapeOp) -> bool:

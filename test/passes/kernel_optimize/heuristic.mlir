@@ -162,9 +162,11 @@ kernel.kernel @move(%out: !kernel.buffer<4096xf32>, %x: !kernel.buffer<4096xf32>
 }
 // -----
 // A copy kernel walks its output in the store's order on CPUs: the transpose's ranges come in the load's order
-// (%i, %j), the store's strides are 1 along %i and 64 along %j, so the ranges are swapped; GPUs keep them.
-// LLVM: kernel.kernel @transpose({{.*}} opts = ["swap:0:1"]}
-// C:    kernel.kernel @transpose({{.*}} opts = ["swap:0:1"{{.*}}]}
+// (%i, %j), the store's strides are 1 along %i and 64 along %j, so the ranges are swapped; GPUs keep them. The
+// load then steps 128 elements along the inner %i: on CPUs %i is upcast by a vector (vector stores, lanes loaded
+// one by one; LLVM's own choice scattered the stores).
+// LLVM: kernel.kernel @transpose({{.*}} opts = ["swap:0:1", "upcast:1:{{[0-9]+}}"]}
+// C:    kernel.kernel @transpose({{.*}} opts = ["swap:0:1", "upcast:1:{{[0-9]+}}"{{.*}}]}
 // CUDA: kernel.kernel @transpose({{.*}} opts = ["local:1:32", "local:0:4"]}
 // NONE: kernel.kernel @transpose({{.*}} opts = []}
 kernel.kernel @transpose(%out: !kernel.buffer<128x64xf32>, %x: !kernel.buffer<64x128xf32>) attributes {symbols = []} {
@@ -178,6 +180,17 @@ kernel.kernel @transpose(%out: !kernel.buffer<128x64xf32>, %x: !kernel.buffer<64
   %store = kernel.add %j64, %i : index
   %u = kernel.load %x[%load] : f32
   kernel.store %out[%store], %u
+}
+// A copy whose load steps 2 elements per output (a strided slice) stays within two vectors per vector of lanes:
+// left to LLVM (wide loads and shuffles).
+// LLVM: kernel.kernel @every_other({{.*}} opts = []}
+kernel.kernel @every_other(%out: !kernel.buffer<2048xf32>, %x: !kernel.buffer<4096xf32>) attributes {symbols = []} {
+  %n = kernel.const 2048 : index
+  %c2 = kernel.const 2 : index
+  %i = kernel.range %n global
+  %i2 = kernel.mul %i, %c2 : index
+  %u = kernel.load %x[%i2] : f32
+  kernel.store %out[%i], %u
 }
 
 // -----

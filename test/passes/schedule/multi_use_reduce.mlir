@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -p 'graph-mark-realize{target=cpu-llvm}' | filecheck %s
+// RUN: kiln-opt %s --split-input-file -p 'graph-mark-realize{target=cpu-llvm}' | filecheck %s
 // A matmul's sum used along two paths (a residual block's output read by the next conv and by the next residual
 // add) is realized once, as a `multi-use reduce`. The broadcast product under it was counted once per path in
 // the same round and realized too, as `shared expensive` when its operands' chain (here 26 permutes) is long: a
@@ -39,5 +39,37 @@ func.func @two_uses(%a: !graph.tensor<64x1x32xf32>, %b: !graph.tensor<1x48x32xf3
   %s = graph.reduce_sum %p {axes = array<i64: 2>} : (!graph.tensor<64x48x32xf32>) -> !graph.tensor<64x48xf32>
   %e = graph.exp %s : !graph.tensor<64x48xf32>
   %l = graph.log %s : !graph.tensor<64x48xf32>
+  func.return %e, %l : !graph.tensor<64x48xf32>, !graph.tensor<64x48xf32>
+}
+
+// -----
+
+// A sum whose only use scales it by a scalar constant (attention's `q k^T / 8`, read twice by the softmax after
+// it) is realized after the scale, so the scale is computed once, in the sum's kernel, not at every use.
+// CHECK-LABEL: func.func @scaled
+// CHECK:       %s = graph.reduce_sum %p {axes = array<i64: 2>}
+// CHECK:       %d = graph.div %s, %c8 {graph.realize = "multi-use reduce"}
+func.func @scaled(%a: !graph.tensor<64x1x32xf32>, %b: !graph.tensor<1x48x32xf32>) -> (!graph.tensor<64x48xf32>, !graph.tensor<64x48xf32>) {
+  %p = graph.mul %a, %b : (!graph.tensor<64x1x32xf32>, !graph.tensor<1x48x32xf32>) -> !graph.tensor<64x48x32xf32>
+  %s = graph.reduce_sum %p {axes = array<i64: 2>} : (!graph.tensor<64x48x32xf32>) -> !graph.tensor<64x48xf32>
+  %c8 = graph.constant 8.0 : f32 : !graph.tensor<f32>
+  %d = graph.div %s, %c8 : (!graph.tensor<64x48xf32>, !graph.tensor<f32>) -> !graph.tensor<64x48xf32>
+  %e = graph.exp %d : !graph.tensor<64x48xf32>
+  %l = graph.log %d : !graph.tensor<64x48xf32>
+  func.return %e, %l : !graph.tensor<64x48xf32>, !graph.tensor<64x48xf32>
+}
+
+// -----
+
+// Added to a tensor (a residual, a bias) the sum itself is realized, as before: only scalar constants move it.
+// CHECK-LABEL: func.func @shifted_by_tensor
+// CHECK:       %s = graph.reduce_sum %p {graph.realize = "multi-use reduce", axes = array<i64: 2>}
+// CHECK-NOT:   graph.realize = "multi-use reduce"
+func.func @shifted_by_tensor(%a: !graph.tensor<64x1x32xf32>, %b: !graph.tensor<1x48x32xf32>, %r: !graph.tensor<64x48xf32>) -> (!graph.tensor<64x48xf32>, !graph.tensor<64x48xf32>) {
+  %p = graph.mul %a, %b : (!graph.tensor<64x1x32xf32>, !graph.tensor<1x48x32xf32>) -> !graph.tensor<64x48x32xf32>
+  %s = graph.reduce_sum %p {axes = array<i64: 2>} : (!graph.tensor<64x48x32xf32>) -> !graph.tensor<64x48xf32>
+  %d = graph.add %s, %r : (!graph.tensor<64x48xf32>, !graph.tensor<64x48xf32>) -> !graph.tensor<64x48xf32>
+  %e = graph.exp %d : !graph.tensor<64x48xf32>
+  %l = graph.log %d : !graph.tensor<64x48xf32>
   func.return %e, %l : !graph.tensor<64x48xf32>, !graph.tensor<64x48xf32>
 }
