@@ -395,3 +395,28 @@ kernel.kernel @mm_strips(%a: !kernel.buffer<32x1152xf32>, %b: !kernel.buffer<115
   %io = kernel.add %io0, %j : index
   kernel.store %out[%io], %s
 }
+
+// -----
+
+// A register tile that leaves a short outermost range the cores do not divide evenly (28 rows: 7 row tiles, 4
+// on one core and 3 on the other) is split along its columns instead (ResNet-50's 14x14 convs: 7 panels).
+// LLVM: kernel.kernel @mm_uneven({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "upcast:0:4", "thread:1:{{[0-9]+}}"]}
+kernel.kernel @mm_uneven(%a: !kernel.buffer<28x64xf32>, %b: !kernel.buffer<64x256xf32>, %out: !kernel.buffer<28x256xf32>) attributes {symbols = []} {
+  %c28 = kernel.const 28 : index
+  %c64 = kernel.const 64 : index
+  %c256 = kernel.const 256 : index
+  %i = kernel.range %c28 global
+  %j = kernel.range %c256 global
+  %k = kernel.range %c64 reduce
+  %i1 = kernel.mul %i, %c64 : index
+  %ia = kernel.add %i1, %k : index
+  %kb = kernel.mul %k, %c256 : index
+  %ib = kernel.add %kb, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %io0 = kernel.mul %i, %c256 : index
+  %io = kernel.add %io0, %j : index
+  kernel.store %out[%io], %s
+}
