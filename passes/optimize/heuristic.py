@@ -7,14 +7,15 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
   is shorter), padding it when that wastes little, and an axis with register reuse by as many rows as half
   the vector registers hold at that width, at most 8 (AVX-512: 8 x 2 vectors, AVX2: 4 x 2, 8 x 1; GPUs: 4
   and 4; on CPUs a symbolic one, a JIT batch, is padded to that many first); on CPUs, with no such contiguous
-  axis (a transposed B, as q k^T), two reuse axes by 8;
+  axis (a transposed B, as q k^T), two reuse axes by 8, or with one reuse axis only (a matvec ``x W^T``) a
+  vector of partial sums along k and the rows;
 - on CPU targets whose compiler does not vectorize loops itself (``vectorizes_loops`` false: cpu-c), otherwise:
   **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
   vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
   opts there);
 - **copy kernels on CPUs** walk their output in the store's order (``swap``);
-- **CPU cores**: the runtime splits the outermost global range; when that one is too short, ``thread`` splits
-  a longer one instead;
+- **CPU cores**: the runtime splits the outermost global range; when that one is too short, or too short to
+  split about evenly (7 panels on 2 cores), ``thread`` splits a longer one instead;
 - **GPU**: tensor cores for f16/bf16 matmuls, grouped reductions for small outputs (both only where the
   linearizer implements them), reduce unrolling, and workgroups of up to 128 threads.
 """
