@@ -7,14 +7,15 @@ The rules and the measurements behind them are in docs/optimizer.md ("The heuris
   is shorter), padding it when that wastes little, and an axis with register reuse by as many rows as half
   the vector registers hold at that width, at most 8 (AVX-512: 8 x 2 vectors, AVX2: 4 x 2, 8 x 1; GPUs: 4
   and 4; on CPUs a symbolic one, a JIT batch, is padded to that many first); on CPUs, with no such contiguous
-  axis (a transposed B, as q k^T), two reuse axes by 8;
+  axis (a transposed B, as q k^T), two reuse axes by 8, or with one reuse axis only (a matvec ``x W^T``) a
+  vector of partial sums along k and the rows;
 - on CPU targets whose compiler does not vectorize loops itself (``vectorizes_loops`` false: cpu-c), otherwise:
   **each reduction over a contiguous axis** gets a vector of partial sums, and **the contiguous output axis** a
   vector of lanes (LLVM vectorizes the plain loops better: the rows of a softmax fused into one kernel get no
   opts there);
 - **copy kernels on CPUs** walk their output in the store's order (``swap``);
-- **CPU cores**: the runtime splits the outermost global range; when that one is too short, ``thread`` splits
-  a longer one instead;
+- **CPU cores**: the runtime splits the outermost global range; when that one is too short, or too short to
+  split about evenly (7 panels on 2 cores), ``thread`` splits a longer one instead;
 - **GPU**: tensor cores for f16/bf16 matmuls, grouped reductions for small outputs (both only where the
   linearizer implements them), reduce unrolling, and workgroups of up to 128 threads.
 """
@@ -72,6 +73,10 @@ MIN_GROUPED_REDUCE = 256
 """...and a reduce at least this long (16 threads with 16 or more elements each); shorter ones stay in a thread."""
 MIN_THREAD_WORK = 1 << 16
 """Below this many loads, stores and ALU ops a kernel is not worth a ``thread`` split."""
+MAX_CORE_IMBALANCE = 1.05
+"""The busiest core's share of the outermost global range over an even share, above which ``thread`` splits a
+range the cores divide evenly instead. The 1x1 1024->256 conv at 14x14 (AVX-512: 7 panels of 32 points) ran 4
+panels on one core and 3 on the other (8/7 = 1.14); the 256 filters split 128 / 128."""
 
 
 STRIP_BYTES = 256 << 10
@@ -100,6 +105,11 @@ def _bytes_along(load: K.LoadOp, inner: list[K.RangeOp], strides: Strides) -> in
     """The bytes ``load`` reads as the ranges ``inner`` run (symbolic ones at 1)."""
     moving = [r for r in inner if strides.stride(load, r) != 0]
     return itemsize(load.results[0].type) * math.prod(const_size(r) or 1 for r in moving)
+
+
+def core_imbalance(size: int, cores: int) -> float:
+    """The busiest of ``cores`` cores' share of ``size`` equal pieces over an even share (1.0: even)."""
+    return math.ceil(size / cores) * cores / size if size else 1.0
 
 
 def cpu_accumulators(target: TargetDescription) -> int:
@@ -258,10 +268,22 @@ class _Tuner:
         # no vector axis (every output axis walks some reduced load with a stride, as k in q k^T): a second
         # reuse axis makes the tile two-dimensional, each load then serving a row or a column of the tile
         second = self.reuse_axis(strides, (u,), False) if second_reuse and v is None and u is not None else None
-        narrow = v is not None and (u is None or self.slides(strides, v))
-        upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste, narrow, pad_short) if v is not None else 0
+        if second_reuse and v is None and u is not None and second is None:
+            # one reuse axis and no vector axis (a matvec x W^T, W row-major): each row's loads walk the reduce
+            # contiguously, so its sum is a vector of partial sums, and the rows share x's vector load
+            upcast = int(self.partial_sums())
+            matvec = upcast > 0
+        else:
+            matvec = False
+            narrow = v is not None and (u is None or self.slides(strides, v))
+            upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste, narrow, pad_short) if v is not None else 0
         rows = min(max_rows, accumulators // max(upcast, 1))
         reuse_rows = tuple(n for n in (rows, rows // 2, rows // 4) if n >= 2)
+        if matvec and (size := const_size(u)):
+            # its rows are the core range: fewer rows per tile where that leaves a range the cores divide
+            # (1000 rows: 125 tiles of 8 ran on one core, 0.12 ms; 250 of 4 on two, 0.06 ms)
+            cores = self.target.cpu_cores or 1
+            reuse_rows = tuple(sorted(reuse_rows, key=lambda n: (size // n) % cores != 0))
         if u is not None and const_size(u) is None:
             return self.upcast_padded(u, rows) or upcast > 0
         if upcast == 1 and u is not None and second_reuse:
@@ -353,12 +375,13 @@ class _Tuner:
         if strides.stride(stores[0], inner) == 1 and moving and far:
             self.upcast_vector(inner, 1)
 
-    def partial_sums(self) -> None:
+    def partial_sums(self) -> bool:
         """Each reduction along a contiguous axis gets a vector of partial sums (for targets whose compiler
-        does not vectorize the plain loop itself): its innermost range along which every load it walks is
-        contiguous is upcast by a vector."""
+        does not vectorize the plain loop itself, and for a matvec's register tile): its innermost range along
+        which every load it walks is contiguous is upcast by a vector. Whether any was."""
         if self.width < 2:
-            return
+            return False
+        found = False
         i = 0
         while i < len(reduces := self.reduce_ops()):  # anew each time: an upcast rebuilds the kernel
             strides = Strides(self.kernel)
@@ -368,8 +391,10 @@ class _Tuner:
                 loads = [a for a in strides.accesses if isinstance(a, K.LoadOp) and strides.stride(a, r) != 0]
                 contiguous = loads and all(strides.stride(a, r) == 1 for a in loads)
                 if kind(r) == AxisKind.REDUCE and contiguous and self.upcast_divisor(r, (self.width,)):
+                    found = True
                     break
             i += 1
+        return found
 
     def vector_lanes(self) -> None:
         """The output axis every access walks contiguously is upcast by one vector (for targets whose compiler
@@ -381,10 +406,14 @@ class _Tuner:
             self.upcast_vector(v, 1)
 
     def cores(self) -> None:
-        """Make sure the range the runtime splits across cores is long enough to split."""
+        """Make sure the range the runtime splits across cores is long enough to split, and splits about evenly
+        (a short range the cores do not divide, as 7 panels on 2 cores, leaves one core idle for a panel)."""
         cores = self.target.cpu_cores or 1
         globals_ = [r for r in ranges(self.kernel) if kind(r) == AxisKind.GLOBAL]
-        if cores < 2 or not globals_ or (const_size(globals_[0]) or cores) >= cores or self.work() < MIN_THREAD_WORK:
+        first = const_size(globals_[0]) if globals_ else None
+        if cores < 2 or first is None or self.work() < MIN_THREAD_WORK:
+            return
+        if first >= cores and core_imbalance(first, cores) <= MAX_CORE_IMBALANCE:
             return
         for r in sorted(globals_[1:], key=lambda r: -(const_size(r) or 0)):
             if (const_size(r) or 0) >= 2 * cores and self.attempt(OptOp.THREAD, r, cores):

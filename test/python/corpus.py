@@ -235,6 +235,7 @@ def composite_programs() -> Iterator[Program]:
     v = f(3)
     yield _single("matmul_vec", f"graph.matmul %a, %v : ({_t((2, 1, 5, 3), 'f32')}, {_t((3,), 'f32')}) -> {_t((2, 1, 5), 'f32')}",
                   [("%a", a, _t((2, 1, 5, 3), "f32")), ("%v", v, _t((3,), "f32"))], _t((2, 1, 5), "f32"))
+    yield matvec_program()
     x = f(4, 7) * 3
     for op in ("softmax", "log_softmax", "cumsum"):
         for axis in (0, 1):
@@ -267,6 +268,18 @@ def composite_programs() -> Iterator[Program]:
                   [("%x", x, _t((4, 7), "f32"))], _t((4,), "i64"))
     yield _single("argmin_keep", f"graph.argmin %x {{axis = 0 : i64, keepdims = true}} : ({_t((4, 7), 'f32')}) -> {_t((1, 7), 'i32')}",
                   [("%x", x, _t((4, 7), "f32"))], _t((1, 7), "i32"))
+
+
+def matvec_program() -> Program:
+    """A network's last layer, y = x W^T with one row of x and W row-major: the CPU register tile for one
+    reuse axis and no vector axis (vector partial sums along k, the rows sharing x's vector)."""
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal((1, 64)).astype(np.float32), rng.standard_normal((40, 64)).astype(np.float32)
+    tx, tw, twt, ty = _t((1, 64), "f32"), _t((40, 64), "f32"), _t((64, 40), "f32"), _t((1, 40), "f32")
+    body = [f"%wt = graph.permute %w {{perm = array<i64: 1, 0>}} : ({tw}) -> {twt}",
+            f"%y = graph.matmul %x, %wt : ({tx}, {twt}) -> {ty}"]
+    text = _function("matmul_bt_vec", [("%x", tx), ("%w", tw)], body, [("%y", ty)])
+    return Program("matmul_bt_vec", text, "matmul_bt_vec", [[x, w]], rtol=1e-4, atol=1e-5, tags=frozenset({"composite"}))
 
 
 def conv_block_program(rng: np.random.Generator) -> Program:

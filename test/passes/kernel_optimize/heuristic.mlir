@@ -435,3 +435,49 @@ kernel.kernel @mm_narrow(%a: !kernel.buffer<256x512xf32>, %b: !kernel.buffer<512
   %io = kernel.add %io0, %j : index
   kernel.store %out[%io], %s
 }
+
+// -----
+
+// A matvec against a row-major W (a network's last layer, y = x W^T with one row of x): no vector axis and one
+// reuse axis, so each row's sum is a vector of partial sums along %k (both loads walk it contiguously) and the
+// rows share the vector of x. Scalar 8-row tiles ran ResNet-50's 2048 -> 1000 layer at ~2 GFLOP/s.
+// LLVM: kernel.kernel @matvec({{.*}} opts = ["upcast:1:{{8|16}}", "upcast:0:{{[0-9]+}}"{{.*}}]}
+// C:    kernel.kernel @matvec({{.*}} opts = ["upcast:1:{{8|16}}", "upcast:0:{{[0-9]+}}"{{.*}}]}
+kernel.kernel @matvec(%x: !kernel.buffer<2048xf32>, %w: !kernel.buffer<1000x2048xf32>, %out: !kernel.buffer<1000xf32>) attributes {symbols = []} {
+  %c1000 = kernel.const 1000 : index
+  %c2048 = kernel.const 2048 : index
+  %j = kernel.range %c1000 global
+  %k = kernel.range %c2048 reduce
+  %j1 = kernel.mul %j, %c2048 : index
+  %iw = kernel.add %j1, %k : index
+  %a = kernel.load %x[%k] : f32
+  %b = kernel.load %w[%iw] : f32
+  %p = kernel.mul %a, %b : f32
+  %s = kernel.reduce add %p over %k : f32
+  kernel.store %out[%j], %s
+}
+
+// -----
+
+// A register tile that leaves a short outermost range the cores do not divide evenly (28 rows: 7 row tiles, 4
+// on one core and 3 on the other) is split along its columns instead (ResNet-50's 14x14 convs: 7 panels).
+// LLVM: kernel.kernel @mm_uneven({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "upcast:0:4", "thread:1:{{[0-9]+}}"]}
+kernel.kernel @mm_uneven(%a: !kernel.buffer<28x64xf32>, %b: !kernel.buffer<64x256xf32>, %out: !kernel.buffer<28x256xf32>) attributes {symbols = []} {
+  %c28 = kernel.const 28 : index
+  %c64 = kernel.const 64 : index
+  %c256 = kernel.const 256 : index
+  %i = kernel.range %c28 global
+  %j = kernel.range %c256 global
+  %k = kernel.range %c64 reduce
+  %i1 = kernel.mul %i, %c64 : index
+  %ia = kernel.add %i1, %k : index
+  %kb = kernel.mul %k, %c256 : index
+  %ib = kernel.add %kb, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %io0 = kernel.mul %i, %c256 : index
+  %io = kernel.add %io0, %j : index
+  kernel.store %out[%io], %s
+}
