@@ -23,7 +23,7 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   form instead of a matmul, graph-decompose's windows times the filter reduced over the taps, over a plain
   zero-padded copy of the input (so its loads are ungated and contiguous along the output rows, the register
   tile's vector axis). It saves the im2col copy (ResNet-50's 3x3 64 @56: 8 MB written and read back, which kept
-  the layer from scaling to two cores). Rows are padded to a multiple of the vector width; the result is realized.
+  the layer from scaling to two cores). Rows shorter than a vector are padded to one; the result is realized.
 - CPU targets: output rows that straddle graph-pack-matmul's panels (56 columns, panels of 16) get zero columns
   up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
   the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
@@ -121,14 +121,17 @@ on one core and on two; 128 @28 even; 256 @14 and 512 @7 no faster."""
 
 
 def _direct_row_padding(op: graph.Conv2dOp, filters: int, width: int) -> int | None:
-    """Zero columns after each output row of the direct form (to a multiple of the vector ``width``), or None when
-    the convolution stays an im2col matmul. The direct form needs unit stride along the rows (the windows' rows
-    are then the tile's vector loads), a row padding within MAX_PAD_WASTE (the tile's vector axis; padded by the
-    optimizer instead, its loads would be clamped, not vectors) and at most 128 ``filters`` (DIRECT_TILE_LOSS)."""
+    """Zero columns after each output row of the direct form, or None when the convolution stays an im2col
+    matmul. The direct form needs unit stride along the rows (the windows' rows are then the tile's vector loads)
+    and at most 128 ``filters`` (DIRECT_TILE_LOSS). A row of at least one vector (``width``) is not padded: the
+    optimizer pads the tile's vector axis itself, its last vector moved back to end at the row's end, so its
+    loads stay vectors, and the result is a plain NCHW tensor (SqueezeNet's fire modules read their 55x55 rows
+    as 3025 points: from rows padded to 64, their concat divided every index; docs/performance.md, "SqueezeNet,
+    session 9"). A shorter row is padded to one vector, within MAX_PAD_WASTE."""
     ow = tensor_type(op.results[0]).shape[3]
     if _is_pointwise(op) or pair(op, "stride", (1, 1))[1] != 1 or not isinstance(ow, int):
         return None
-    row_extra = -ow % width
+    row_extra = -ow % width if ow < width else 0
     if row_extra > MAX_PAD_WASTE * (ow + row_extra) or COPY_FLOPS < DIRECT_TILE_LOSS * 2 * filters:
         return None
     return row_extra

@@ -57,6 +57,11 @@ MAX_LANE_STRIDE = 2
 loads step up to this many elements per lane (stride-2 windows: the lanes' loads stay within two vectors). The
 max pool 3x3/2 64 @112 of ResNet-50 (cpu-llvm, load 1.3): 3.7 ms median scalar, 0.35 ms with OW upcast by 8.
 CPU targets only: not measured on GPUs."""
+MAX_STRIDED_LANES = 8
+"""At most this many lanes for an output axis whose loads step more than 1 element per lane: LLVM's SLP vectorizer
+packs 8 such stride-2 loads as whole-vector loads and a permute, but 16 (AVX-512) as gathers. SqueezeNet's max
+pool 3x3/2 64 @111 -> 55 (cpu-llvm, znver4, 2 cores, load ~2): 16 lanes 0.43 ms fastest, 8 lanes 0.089 ms,
+onnxruntime 0.084 (docs/performance.md, "SqueezeNet, session 9")."""
 MAX_PAD_WASTE = 0.25
 """Pad an axis to a multiple of the vector width only if at most this fraction of the work is padding."""
 MAX_TILE_PAD_WASTE = 0.5
@@ -89,10 +94,10 @@ MIN_NARROW_LANES = 4
 def narrow_lanes(size: int, width: int) -> int:
     """The widest vector of at least MIN_NARROW_LANES lanes, narrower than ``width``, that divides ``size`` (0:
     none). For the output axis of a reduce kernel without register reuse (a pool) or whose loads slide along it
-    with a window (a depthwise conv): padded to ``width``, the axis is clamped (``min(r, size - 1)``) in every
-    load, whose lanes are then no vector, at every tap. ShuffleNet's depthwise 3x3 at 28x28 (cpu-llvm, AVX2):
-    padded to 32 columns 0.50-0.92 ms per launch, by 4 lanes 0.27-0.46 ms (docs/performance.md, "Network
-    schedules, session 8")."""
+    with a window (a depthwise conv), when padding it to ``width`` would waste too much. (Before padding moved
+    the last vector back, a padded axis was clamped (``min(r, size - 1)``) in every load, whose lanes were then no
+    vector: ShuffleNet's depthwise 3x3 at 28x28, AVX2, 0.50-0.92 ms per launch padded, 0.27-0.46 ms by 4 lanes;
+    DenseNet's 3x3 128->32 at 28x28, AVX-512, one core: 1.27 ms by 4 lanes, 0.64 ms padded to 32 and shifted.)"""
     lanes = width // 2
     while lanes >= MIN_NARROW_LANES:
         if size % lanes == 0:
@@ -213,24 +218,26 @@ class _Tuner:
     # -- shared steps -----------------------------------------------------------------------
 
     def upcast_vector(
-        self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE, narrow: bool = False, short: bool = False
+        self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE, narrow: bool = False, width: int = 0,
+        short: bool = False,
     ) -> int:
-        """Upcast ``r`` by ``vectors`` vectors: a range of one vector's lanes, then (when ``vectors`` > 1 and it
-        divides) a range counting the vectors, so each vector access is the lanes of one range. The axis is
-        padded to a multiple of the width first when that wastes little; with ``narrow`` (no register reuse, or
-        a sliding window along ``r``), a narrower vector that divides it comes first (``narrow_lanes``); with
-        ``short``, an axis shorter than one vector is padded up to one on the same terms (else it is left).
-        Returns the vectors upcast (0: none)."""
+        """Upcast ``r`` by ``vectors`` vectors of ``width`` lanes (default: the target's): a range of one
+        vector's lanes, then (when ``vectors`` > 1 and it divides) a range counting the vectors, so each vector
+        access is the lanes of one range. An axis that is no multiple of the width is padded to one when that
+        wastes little (the padded axis' last vector moved back, its loads still vectors: ``rewrite.pad``), else,
+        with ``narrow`` (no register reuse, or a sliding window along ``r``), upcast by a narrower vector that
+        divides it (``narrow_lanes``); with ``short``, an axis shorter than one vector is padded up to one on the
+        same terms (else it is left). Returns the vectors upcast (0: none)."""
+        width = width or self.width
         size = const_size(r)
-        if size is None or (size < self.width and (narrow or not short)):
+        if size is None or (size < width and (narrow or not short)):
             return 0
-        if size % self.width and narrow and (lanes := narrow_lanes(size, self.width)):
-            return int(self.attempt(OptOp.UPCAST, r, lanes))
-        if size % self.width:
-            padded = -(-size // self.width) * self.width
-            if (padded - size) / padded > max_waste or not self.attempt(OptOp.PADTO, r, self.width):
-                return 0
-        if not self.attempt(OptOp.UPCAST, r, self.width):
+        if size % width:
+            padded = -(-size // width) * width
+            if (padded - size) / padded > max_waste or not self.attempt(OptOp.PADTO, r, width):
+                lanes = narrow_lanes(size, width) if narrow else 0
+                return int(lanes > 0 and self.attempt(OptOp.UPCAST, r, lanes))
+        if not self.attempt(OptOp.UPCAST, r, width):
             return 0
         return vectors if vectors > 1 and self.upcast_divisor(r, (vectors,)) else 1
 
@@ -276,7 +283,10 @@ class _Tuner:
         else:
             matvec = False
             narrow = v is not None and (u is None or self.slides(strides, v))
-            upcast = self.upcast_vector(v, vectors if u is not None else 1, max_waste, narrow, pad_short) if v is not None else 0
+            strided = v is not None and any((strides.stride(a, v) or 0) > 1 for a in strides.accesses)
+            width = min(self.width, MAX_STRIDED_LANES) if strided else self.width
+            upcast = (self.upcast_vector(v, vectors if u is not None else 1, max_waste, narrow, width, pad_short)
+                      if v is not None else 0)
         rows = min(max_rows, accumulators // max(upcast, 1))
         reuse_rows = tuple(n for n in (rows, rows // 2, rows // 4) if n >= 2)
         if matvec and (size := const_size(u)):

@@ -158,7 +158,12 @@ def test_masked_and_split_reduces_compute_the_same(reduce: str, opts: str, want)
 
 
 @needs_cpu
-@pytest.mark.parametrize("opts", ["upcast:1:16,upcast:0:4,unroll:0:4", "thread:1:2", "swap:0:1,upcast:2:8", "padto:0:16,upcast:0:16"])
+@pytest.mark.parametrize("opts", [
+    "upcast:1:16,upcast:0:4,unroll:0:4", "thread:1:2", "swap:0:1,upcast:2:8",
+    "padto:0:16,upcast:0:16",  # 12 rows under 16: clamped, stores gated
+    "padto:0:8,upcast:0:8",  # 12 rows as blocks [0, 8) and [4, 12): rows 4-7 computed and stored twice
+    "padto:0:8,thread:0:2",  # the two blocks on two threads, both storing rows 4-7
+])
 def test_matmul_opts_compute_the_same(opts: str) -> None:
     k = matmul(m=12)
     apply_opts(k, parse_opts(opts), CPU)

@@ -197,9 +197,10 @@ kernel.kernel @every_other(%out: !kernel.buffer<2048xf32>, %x: !kernel.buffer<40
 
 // A max pool 3x3/2: no load stays put along an output axis (no register reuse) and the loads step 2 elements
 // along %ow, so there is no contiguous vector axis; the outputs along %ow are still independent lanes, upcast by
-// one vector on CPUs (ResNet-50's pool 64 @112: 3.7 -> 0.35 ms; GPUs: not measured, as before). A stride-3
-// window is left alone.
-// LLVM: kernel.kernel @pool_s2({{.*}} opts = ["upcast:2:{{[0-9]+}}"]}
+// one vector on CPUs (ResNet-50's pool 64 @112: 3.7 -> 0.35 ms; GPUs: not measured, as before), of at most 8
+// lanes (MAX_STRIDED_LANES: LLVM packs 16 stride-2 loads as gathers on AVX-512). 55 columns are padded to 56,
+// the last vector moved back (@pool_s2_55). A stride-3 window is left alone.
+// LLVM: kernel.kernel @pool_s2({{.*}} opts = ["upcast:2:8"]}
 // C:    kernel.kernel @pool_s2({{.*}} opts = ["upcast:2:{{[0-9]+}}"]}
 // CUDA: kernel.kernel @pool_s2({{.*}} opts = ["unroll:1:0", "local:2:16", "local:1:4"]}
 kernel.kernel @pool_s2(%x: !kernel.buffer<8x34x34xf32>, %out: !kernel.buffer<8x16x16xf32>) attributes {symbols = []} {
@@ -227,6 +228,39 @@ kernel.kernel @pool_s2(%x: !kernel.buffer<8x34x34xf32>, %out: !kernel.buffer<8x1
   %m = kernel.reduce max %v over %kh, %kw : f32
   %co = kernel.mul %c, %c256 : index
   %ho = kernel.mul %oh, %c16 : index
+  %io0 = kernel.add %co, %ho : index
+  %io = kernel.add %io0, %ow : index
+  kernel.store %out[%io], %m
+}
+
+// -----
+
+// LLVM: kernel.kernel @pool_s2_55({{.*}} opts = ["padto:2:8", "upcast:2:8"{{.*}}]}
+kernel.kernel @pool_s2_55(%x: !kernel.buffer<4x111x111xf32>, %out: !kernel.buffer<4x55x55xf32>) attributes {symbols = []} {
+  %c2 = kernel.const 2 : index
+  %c3 = kernel.const 3 : index
+  %c4 = kernel.const 4 : index
+  %c55 = kernel.const 55 : index
+  %c111 = kernel.const 111 : index
+  %c3025 = kernel.const 3025 : index
+  %c12321 = kernel.const 12321 : index
+  %c = kernel.range %c4 global
+  %oh = kernel.range %c55 global
+  %ow = kernel.range %c55 global
+  %kh = kernel.range %c3 reduce
+  %kw = kernel.range %c3 reduce
+  %h2 = kernel.mul %oh, %c2 : index
+  %h = kernel.add %h2, %kh : index
+  %w2 = kernel.mul %ow, %c2 : index
+  %w = kernel.add %w2, %kw : index
+  %cx = kernel.mul %c, %c12321 : index
+  %hx = kernel.mul %h, %c111 : index
+  %ix0 = kernel.add %cx, %hx : index
+  %ix = kernel.add %ix0, %w : index
+  %v = kernel.load %x[%ix] : f32
+  %m = kernel.reduce max %v over %kh, %kw : f32
+  %co = kernel.mul %c, %c3025 : index
+  %ho = kernel.mul %oh, %c55 : index
   %io0 = kernel.add %co, %ho : index
   %io = kernel.add %io0, %ow : index
   kernel.store %out[%io], %m
@@ -345,10 +379,10 @@ kernel.kernel @unit_batch(%a: !kernel.buffer<8x32xf32>, %b: !kernel.buffer<1x32x
 
 // -----
 
-// A depthwise 3x3 conv over 28 columns (no register reuse): padded to a whole vector, every load would read
-// min(ow, 27) per lane, no vector; a narrower vector that divides 28 is taken instead (4 lanes), no padto.
-// LLVM: kernel.kernel @depthwise({{.*}} opts = ["upcast:2:4"{{.*}}]}
-// LLVM-NOT: padto
+// A depthwise 3x3 conv over 28 columns (no register reuse): padded to a whole vector (8 or 16 lanes), its last
+// vector moved back to end at column 27 (rewrite.pad), so every load stays a vector. Before, a padded axis was
+// clamped (min(ow, 27) per lane, no vector) and a narrower vector that divides 28 (4 lanes) was taken instead.
+// LLVM: kernel.kernel @depthwise({{.*}} opts = ["padto:2:[[W:8|16]]", "upcast:2:[[W]]"{{.*}}]}
 kernel.kernel @depthwise(%x: !kernel.buffer<8x30x30xf32>, %w: !kernel.buffer<8x9xf32>, %out: !kernel.buffer<8x28x28xf32>) attributes {symbols = []} {
   %c3 = kernel.const 3 : index
   %c8 = kernel.const 8 : index
