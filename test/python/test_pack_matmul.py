@@ -85,12 +85,12 @@ def _conv(x: tuple, w: tuple, out: tuple, attrs: str, bias_relu: bool = False) -
 
 CONVS = {
     # name: (program, input shapes, kernels): the im2col's output columns a multiple of the panel width (16 or 32
-    # f32) are packed straight from the windows (one copy, then the matmul); 12 columns straddle panels and keep
-    # the im2col copy before the panel copy. 256 filters: stride-1 convs with at most 128 take the direct form
+    # f32) are packed straight from the windows (one copy, then the matmul); rows of 12 columns straddle panels and
+    # keep the im2col copy before the panel copy (16 rows: 192 columns, whole panels of either width). 256 filters: stride-1 convs with at most 128 take the direct form
     "conv_3x3_32_columns": (_conv((1, 3, 34, 34), (256, 3, 3, 3), (1, 256, 32, 32), ""), [(1, 3, 34, 34), (256, 3, 3, 3)], 2),
     "conv_7x7_stride_2": (_conv((1, 3, 64, 64), (64, 3, 7, 7), (1, 64, 32, 32),
                                 "{padding = array<i64: 3, 3>, stride = array<i64: 2, 2>}"), [(1, 3, 64, 64), (64, 3, 7, 7)], 2),
-    "conv_straddling": (_conv((1, 4, 14, 14), (256, 4, 3, 3), (1, 256, 12, 12), ""), [(1, 4, 14, 14), (256, 4, 3, 3)], 3),
+    "conv_straddling": (_conv((1, 4, 18, 14), (256, 4, 3, 3), (1, 256, 16, 12), ""), [(1, 4, 18, 14), (256, 4, 3, 3)], 3),
     # 56 columns at stride 2 and 64 filters: graph-conv-to-matmul pads each output row to 64 columns so the panels
     # are copied from the windows; the padded result is sliced (with the bias and relu) in a third kernel
     "conv_row_padded": (_conv((1, 16, 112, 112), (64, 16, 3, 3), (1, 64, 56, 56), "{padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}"),
