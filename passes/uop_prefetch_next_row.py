@@ -11,7 +11,8 @@ row (one ``uop.prefetch`` per cache line, in a small loop LLVM unrolls), then ru
 inner loop, which is vectorized as ``L2`` was.
 
 Applied to an outer loop ``R`` and two loops ``L1`` before ``L2`` directly in it, with the same constant bounds,
-a trip count that is a multiple of the chunk and at least two chunks, where:
+a trip count that is a multiple of the chunk and a row of at least ``MIN_ROW_BYTES`` (narrower rows were slower
+with it), where:
 - ``L1`` and ``L2`` both load buffer ``P``, which the kernel never writes, at an index that steps by one element
   along their own loop and by the same constant along ``R`` (the row read twice, contiguously);
 - the index is built from index arithmetic only (so it can be computed for ``R + 1``);
@@ -42,6 +43,11 @@ CHUNK_BYTES = 1024
 before each chunk (softmax 4096^2 on znver4, one thread: 1 KiB chunks 13% faster, 4 KiB chunks slower than none)."""
 LINE_BYTES = 64
 """The cache line: one prefetch per line."""
+MIN_ROW_BYTES = 16384
+"""Least row (``L2``'s trip count, in bytes of the buffer) worth it. Softmax over 64 MiB on znver4, one thread,
+time per call with / without the pass: rows of 4096 and 8192 floats 6.7 / 7.5 and 6.9 / 7.8 ms, rows of 1024 and
+2048 floats 7.3 / 5.8 and 7.1 / 6.1 ms (narrow rows ran faster without it: the hardware overlaps them already),
+rows of 512 floats in 8 MiB (attention's scores) 0.78 / 0.71 ms."""
 
 PREFETCHED = Statistic("loops-prefetching", "Number of loops cut into chunks that prefetch the next row")
 
@@ -102,8 +108,8 @@ class _RowKernel:
         if lo is None or hi is None or (_const(first.lo), _const(first.hi)) != (lo, hi):
             return None
         for load in self._row_loads(outer, second):
-            chunk = CHUNK_BYTES // itemsize(load.result.type)
-            if (hi - lo) % chunk or hi - lo < 2 * chunk:
+            size = itemsize(load.result.type)
+            if (hi - lo) % (CHUNK_BYTES // size) or (hi - lo) * size < MIN_ROW_BYTES:
                 continue
             step = self._step(load.index, outer)
             if any(o.ptr == load.ptr and self._step(o.index, outer) == step for o in self._row_loads(outer, first)):

@@ -12,6 +12,7 @@ from kiln.compiler.registry import PIPELINES
 from kiln.dialects import uop as U
 from kiln.interpreters.uop import launch
 from kiln.jit import jit
+from kiln.passes import uop_prefetch_next_row as prefetch_pass
 
 from tensor_cases import require
 from test_uop_stash_recomputed import special_rows, uop_module
@@ -28,19 +29,19 @@ def prefetches(module) -> int:
                for op in module.walk())
 
 
-@pytest.mark.parametrize("cols, chunks", [(512, 2), (768, 3), (4096, 16), (256, 0), (300, 0)])
-def test_the_cpu_llvm_softmax_prefetches_in_chunks_of_256_floats(cols: int, chunks: int) -> None:
-    module = uop_module(softmax_text(3, cols), PIPELINES["lower-to-llvm"])
-    assert prefetches(module) == (1 if chunks else 0)
+@pytest.mark.parametrize("cols, cut", [(4096, True), (8192, True), (2048, False), (4100, False)])
+def test_the_cpu_llvm_softmax_prefetches_where_rows_are_16_kib_and_whole_chunks(cols: int, cut: bool) -> None:
+    assert prefetches(uop_module(softmax_text(3, cols), PIPELINES["lower-to-llvm"])) == int(cut)
 
 
 def test_the_other_pipelines_do_not_prefetch() -> None:
     for name in ("lower-to-c", "lower-to-wgsl", "lower-to-ptx"):
         assert "uop-prefetch-next-row" not in PIPELINES[name]
-        assert prefetches(uop_module(softmax_text(3, 1024), PIPELINES[name].rsplit(",", 1)[0])) == 0, name
+        assert prefetches(uop_module(softmax_text(3, 4096), PIPELINES[name].rsplit(",", 1)[0])) == 0, name
 
 
-def test_the_cut_kernel_matches_numpy_in_the_uop_interpreter() -> None:
+def test_the_cut_kernel_matches_numpy_in_the_uop_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prefetch_pass, "MIN_ROW_BYTES", 2048)  # two chunks of a 512-float row: a short interpretation
     module = uop_module(softmax_text(7, 512), PIPELINES["lower-to-llvm"].split(",uop-decompose")[0])
     (kernel,) = [k for k in module.ops if isinstance(k, U.UopKernelOp)]
     assert prefetches(module) == 1
@@ -62,7 +63,7 @@ ROW_KERNELS = {
 
 
 @pytest.mark.parametrize("name", sorted(ROW_KERNELS))
-@pytest.mark.parametrize("cols", [512, 1280])
+@pytest.mark.parametrize("cols", [4096, 5120])
 def test_row_kernels_match_the_interpreter_on_cpu_llvm(name: str, cols: int) -> None:
     require("cpu-llvm")
     x = special_rows(9, cols) if name == "softmax" else np.random.default_rng(3).standard_normal((9, cols)).astype(np.float32)

@@ -3,13 +3,13 @@
 // loop is cut, nothing is prefetched.
 // CHECK-NOT: uop.prefetch
 
-// 300 floats per row: not a whole number of 256-float chunks.
+// 4100 floats per row: not a whole number of 256-float chunks.
 uop.kernel @ragged attributes {symbols = []} {
   %out = uop.param 0 : !uop.ptr<f32>
   %x = uop.param 1 : !uop.ptr<f32>
   %start = uop.special core_start : index
   %end = uop.special core_end : index
-  %n = uop.const 300 : index
+  %n = uop.const 4100 : index
   %c0 = uop.const 0 : index
   %ninf = uop.const 0xff800000 : f32
   %zero = uop.const 0.000000e+00 : f32
@@ -38,13 +38,13 @@ uop.kernel @ragged attributes {symbols = []} {
   uop.end %row
 }
 
-// 256 floats per row: one chunk, which would be a burst of prefetches before the loop (no gain, measured).
+// 2048 floats per row: narrower than 16 KiB (slower with the pass, measured).
 uop.kernel @one_chunk attributes {symbols = []} {
   %out = uop.param 0 : !uop.ptr<f32>
   %x = uop.param 1 : !uop.ptr<f32>
   %start = uop.special core_start : index
   %end = uop.special core_end : index
-  %n = uop.const 256 : index
+  %n = uop.const 2048 : index
   %c0 = uop.const 0 : index
   %ninf = uop.const 0xff800000 : f32
   %zero = uop.const 0.000000e+00 : f32
@@ -79,7 +79,7 @@ uop.kernel @read_once attributes {symbols = []} {
   %x = uop.param 1 : !uop.ptr<f32>
   %start = uop.special core_start : index
   %end = uop.special core_end : index
-  %n = uop.const 1024 : index
+  %n = uop.const 4096 : index
   %c0 = uop.const 0 : index
   %ninf = uop.const 0xff800000 : f32
   %zero = uop.const 0.000000e+00 : f32
@@ -107,7 +107,7 @@ uop.kernel @reads_written attributes {symbols = []} {
   %x = uop.param 1 : !uop.ptr<f32>
   %start = uop.special core_start : index
   %end = uop.special core_end : index
-  %n = uop.const 1024 : index
+  %n = uop.const 4096 : index
   %c0 = uop.const 0 : index
   %ninf = uop.const 0xff800000 : f32
   %zero = uop.const 0.000000e+00 : f32
@@ -142,7 +142,7 @@ uop.kernel @other_bounds attributes {symbols = []} {
   %x = uop.param 1 : !uop.ptr<f32>
   %start = uop.special core_start : index
   %end = uop.special core_end : index
-  %n = uop.const 1024 : index
+  %n = uop.const 4096 : index
   %c0 = uop.const 0 : index
   %ninf = uop.const 0xff800000 : f32
   %zero = uop.const 0.000000e+00 : f32

@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s -p uop-prefetch-next-row | filecheck %s
-// A stashed softmax row of 1024 floats: the max loop reads the row from memory, the exp loop reads it again.
-// The exp loop becomes 4 chunks of 256; each first prefetches its 16 cache lines of the next row, then runs its
+// A stashed softmax row of 4096 floats: the max loop reads the row from memory, the exp loop reads it again.
+// The exp loop becomes 16 chunks of 256; each first prefetches its 16 cache lines of the next row, then runs its
 // 256 iterations. The max loop and the output loop (it reads the written output) stay as they were.
 
 // CHECK-LABEL: uop.kernel @softmax
@@ -9,11 +9,10 @@
 // CHECK-NEXT:    %m = uop.acc_get %max : f32
 // CHECK-NEXT:    %[[ZERO:.*]] = uop.const 0 : index
 // CHECK-NEXT:    %[[ONE:.*]] = uop.const 1 : index
-// CHECK-NEXT:    %[[FOUR:.*]] = uop.const 4 : index
-// CHECK-NEXT:    %[[C:.*]] = uop.range %[[ZERO]], %[[FOUR]] : index
+// CHECK-NEXT:    %[[SIXTEEN:.*]] = uop.const 16 : index
+// CHECK-NEXT:    %[[C:.*]] = uop.range %[[ZERO]], %[[SIXTEEN]] : index
 // CHECK-NEXT:    %[[CHUNK:.*]] = uop.const 256 : index
 // CHECK-NEXT:    %[[START:.*]] = uop.mul %[[C]], %[[CHUNK]] : index
-// CHECK-NEXT:    %[[SIXTEEN:.*]] = uop.const 16 : index
 // CHECK-NEXT:    %[[L:.*]] = uop.range %[[ZERO]], %[[SIXTEEN]] : index
 // CHECK-NEXT:    %[[LINE:.*]] = uop.mul %[[L]], %[[SIXTEEN]] : index
 // CHECK-NEXT:    %[[AT:.*]] = uop.add %[[START]], %[[LINE]] : index
@@ -39,7 +38,7 @@ uop.kernel @softmax attributes {symbols = []} {
   %x = uop.param 1 : !uop.ptr<f32>
   %start = uop.special core_start : index
   %end = uop.special core_end : index
-  %n = uop.const 1024 : index
+  %n = uop.const 4096 : index
   %c0 = uop.const 0 : index
   %ninf = uop.const 0xff800000 : f32
   %zero = uop.const 0.000000e+00 : f32
