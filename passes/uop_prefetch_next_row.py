@@ -13,6 +13,9 @@ inner loop, which is vectorized as ``L2`` was.
 Applied to an outer loop ``R`` and two loops ``L1`` before ``L2`` directly in it, with the same constant bounds,
 a trip count that is a multiple of the chunk and a row of at least ``MIN_ROW_BYTES`` (narrower rows were slower
 with it), where:
+- ``L2`` computes a math function (``exp``, ``log``, ...) and stores, as softmax's stashing exp loop does: a
+  second loop of plain arithmetic (``x - mean(x)``, a layernorm) ran 20-30% slower with the chunks, and
+  log-softmax's exp loop, which stores nothing, did not gain;
 - ``L1`` and ``L2`` both load buffer ``P``, which the kernel never writes, at an index that steps by one element
   along their own loop and by the same constant along ``R`` (the row read twice, contiguously);
 - the index is built from index arithmetic only (so it can be computed for ``R + 1``);
@@ -34,6 +37,7 @@ from xdsl.traits import Pure
 
 from kiln.dialects import uop as U
 from kiln.dialects.alu import alu_kind
+from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import itemsize
 from kiln.support import symbolic as S
 from kiln.support.statistics import Statistic
@@ -90,6 +94,7 @@ class _RowKernel:
             if isinstance(op, U.RangeOp | U.IfOp):
                 open_scopes.append(op)
         self.written = {o.ptr for o in self.block.ops if isinstance(o, U.StoreOp)}
+        self.function_kinds = set(function_names("c"))
 
     def candidates(self) -> list[tuple[U.RangeOp, U.RangeOp, U.LoadOp]]:
         """(``R``, ``L2``, ``L2``'s load of ``P``) for each loop to cut, at most one per ``R``."""
@@ -105,7 +110,7 @@ class _RowKernel:
 
     def _pair(self, outer: U.RangeOp, first: U.RangeOp, second: U.RangeOp) -> tuple[U.RangeOp, U.LoadOp] | None:
         lo, hi = _const(second.lo), _const(second.hi)
-        if lo is None or hi is None or (_const(first.lo), _const(first.hi)) != (lo, hi):
+        if lo is None or hi is None or (_const(first.lo), _const(first.hi)) != (lo, hi) or not self._heavy(second):
             return None
         for load in self._row_loads(outer, second):
             size = itemsize(load.result.type)
@@ -115,6 +120,12 @@ class _RowKernel:
             if any(o.ptr == load.ptr and self._step(o.index, outer) == step for o in self._row_loads(outer, first)):
                 return second, load
         return None
+
+    def _heavy(self, loop: U.RangeOp) -> bool:
+        """Whether ``loop``'s body computes a math function (exp, log, ...) and stores: the loops that gained."""
+        body = [o for o in self.block.ops if self.scope[o] is loop]
+        return (any(isinstance(o, U.StoreOp) for o in body)
+                and any(alu_kind(o) in self.function_kinds for o in body))
 
     def _row_loads(self, outer: U.RangeOp, loop: U.RangeOp) -> list[U.LoadOp]:
         """Ungated scalar loads directly in ``loop`` of buffers the kernel never writes, at an index of index

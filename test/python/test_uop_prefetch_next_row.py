@@ -1,6 +1,6 @@
-"""uop-prefetch-next-row: cpu-llvm's row kernels that read a row twice (softmax, log-softmax, layernorm) prefetch
-the next row in chunks of their second loop, and still give the interpreter's numbers, special values included;
-the other pipelines do not run the pass."""
+"""uop-prefetch-next-row: cpu-llvm's softmax over rows of 16 KiB or more prefetches the next row in chunks of its
+exp loop; it and the row kernels the pass leaves alone (log-softmax, centering, variance) give the interpreter's
+numbers, special values included; the other pipelines do not run the pass."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ def prefetches(module) -> int:
 @pytest.mark.parametrize("cols, cut", [(4096, True), (8192, True), (2048, False), (4100, False)])
 def test_the_cpu_llvm_softmax_prefetches_where_rows_are_16_kib_and_whole_chunks(cols: int, cut: bool) -> None:
     assert prefetches(uop_module(softmax_text(3, cols), PIPELINES["lower-to-llvm"])) == int(cut)
+
+
+def test_log_softmax_whose_exp_loop_stores_nothing_is_left_alone() -> None:
+    text = softmax_text(3, 4096).replace("graph.softmax", "graph.log_softmax")
+    assert prefetches(uop_module(text, PIPELINES["lower-to-llvm"])) == 0
 
 
 def test_the_other_pipelines_do_not_prefetch() -> None:

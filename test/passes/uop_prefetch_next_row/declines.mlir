@@ -30,8 +30,10 @@ uop.kernel @ragged attributes {symbols = []} {
   %i1 = uop.add %base, %r1 : index
   %x1 = uop.load %x[%i1] : f32
   %d1 = uop.sub %x1, %m : f32
-  %s2 = uop.add %s, %d1 : f32
+  %e1 = uop.exp_nonpositive %d1 : f32
+  %s2 = uop.add %s, %e1 : f32
   uop.acc_set %sum, %s2
+  uop.store %out[%i1], %e1
   uop.end %r1
   %total = uop.acc_get %sum : f32
   uop.store %out[%row], %total
@@ -65,8 +67,10 @@ uop.kernel @one_chunk attributes {symbols = []} {
   %i1 = uop.add %base, %r1 : index
   %x1 = uop.load %x[%i1] : f32
   %d1 = uop.sub %x1, %m : f32
-  %s2 = uop.add %s, %d1 : f32
+  %e1 = uop.exp_nonpositive %d1 : f32
+  %s2 = uop.add %s, %e1 : f32
   uop.acc_set %sum, %s2
+  uop.store %out[%i1], %e1
   uop.end %r1
   %total = uop.acc_get %sum : f32
   uop.store %out[%row], %total
@@ -93,8 +97,10 @@ uop.kernel @read_once attributes {symbols = []} {
   %i1 = uop.add %base, %r1 : index
   %x1 = uop.load %x[%i1] : f32
   %d1 = uop.sub %x1, %m : f32
-  %s2 = uop.add %s, %d1 : f32
+  %e1 = uop.exp_nonpositive %d1 : f32
+  %s2 = uop.add %s, %e1 : f32
   uop.acc_set %sum, %s2
+  uop.store %out[%i1], %e1
   uop.end %r1
   %total = uop.acc_get %sum : f32
   uop.store %out[%row], %total
@@ -128,8 +134,10 @@ uop.kernel @reads_written attributes {symbols = []} {
   %i1 = uop.add %base, %r1 : index
   %x1 = uop.load %out[%i1] : f32
   %d1 = uop.sub %x1, %m : f32
-  %s2 = uop.add %s, %d1 : f32
+  %e1 = uop.exp_nonpositive %d1 : f32
+  %s2 = uop.add %s, %e1 : f32
   uop.acc_set %sum, %s2
+  uop.store %out[%i1], %e1
   uop.end %r1
   %total = uop.acc_get %sum : f32
   uop.store %out[%row], %total
@@ -163,8 +171,46 @@ uop.kernel @other_bounds attributes {symbols = []} {
   %i1 = uop.add %base, %r1 : index
   %x1 = uop.load %x[%i1] : f32
   %d1 = uop.sub %x1, %m : f32
+  %e1 = uop.exp_nonpositive %d1 : f32
+  %s2 = uop.add %s, %e1 : f32
+  uop.acc_set %sum, %s2
+  uop.store %out[%i1], %e1
+  uop.end %r1
+  %total = uop.acc_get %sum : f32
+  uop.store %out[%row], %total
+  uop.end %row
+}
+
+// The second loop is plain arithmetic (x - max): slower with the chunks (measured).
+uop.kernel @light attributes {symbols = []} {
+  %out = uop.param 0 : !uop.ptr<f32>
+  %x = uop.param 1 : !uop.ptr<f32>
+  %start = uop.special core_start : index
+  %end = uop.special core_end : index
+  %n = uop.const 4096 : index
+  %c0 = uop.const 0 : index
+  %ninf = uop.const 0xff800000 : f32
+  %zero = uop.const 0.000000e+00 : f32
+  %row = uop.range %start, %end : index
+  %max = uop.define_acc %ninf : f32
+  %sum = uop.define_acc %zero : f32
+  %base = uop.mul %row, %n : index
+  %r0 = uop.range %c0, %n : index
+  %mx = uop.acc_get %max : f32
+  %i0 = uop.add %base, %r0 : index
+  %x0 = uop.load %x[%i0] : f32
+  %mx2 = uop.max %mx, %x0 : f32
+  uop.acc_set %max, %mx2
+  uop.end %r0
+  %m = uop.acc_get %max : f32
+  %r1 = uop.range %c0, %n : index
+  %s = uop.acc_get %sum : f32
+  %i1 = uop.add %base, %r1 : index
+  %x1 = uop.load %x[%i1] : f32
+  %d1 = uop.sub %x1, %m : f32
   %s2 = uop.add %s, %d1 : f32
   uop.acc_set %sum, %s2
+  uop.store %out[%i1], %d1
   uop.end %r1
   %total = uop.acc_get %sum : f32
   uop.store %out[%row], %total
