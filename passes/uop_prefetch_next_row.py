@@ -69,10 +69,12 @@ class UopPrefetchNextRow(ModulePass):
             ops = list(kernel.body.block.ops)
             if any(isinstance(o, U.DefineLocalOp | U.BarrierOp) for o in ops):
                 continue
-            found = _RowKernel(kernel).candidates()
-            for outer, loop, load in found:
-                _rewrite(kernel, outer, loop, load)
-                PREFETCHED.bump()
+            cut: set[U.RangeOp] = set()
+            for outer, loop, load in _RowKernel(kernel).candidates():
+                if outer not in cut:  # a loop just cut no longer exists as the outer loop of another candidate
+                    _rewrite(kernel, outer, loop, load)
+                    cut.add(loop)
+                    PREFETCHED.bump()
 
 
 def _const(value: SSAValue) -> int | None:
