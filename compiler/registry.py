@@ -51,6 +51,7 @@ _PASSES: dict[str, str] = {
     "convert-kernel-to-uop": "kiln.lowering.kernel_to_uop:ConvertKernelToUop",
     "uop-simplify": "kiln.passes.uop_simplify:UopSimplify",
     "uop-stash-recomputed": "kiln.passes.uop_stash_recomputed:UopStashRecomputed",
+    "uop-prefetch-next-row": "kiln.passes.uop_prefetch_next_row:UopPrefetchNextRow",
     "uop-decompose": "kiln.passes.uop_decompose:UopDecompose",
     "convert-uop-to-llvm": "kiln.lowering.uop_to_llvm:ConvertUopToLLVM",
     "convert-uop-to-cstyle": "kiln.lowering.uop_to_cstyle:ConvertUopToCStyle",
@@ -89,7 +90,8 @@ def _to_uop(target: str) -> list[str]:
 
 
 def _to_target(target: str, conversion: str) -> list[str]:
-    return [*_to_uop(target), "uop-stash-recomputed", f"uop-decompose{{target={target}}}", conversion]
+    prefetch = ["uop-prefetch-next-row"] if target == "cpu-llvm" else []
+    return [*_to_uop(target), "uop-stash-recomputed", *prefetch, f"uop-decompose{{target={target}}}", conversion]
 
 
 PIPELINES: dict[str, str] = {

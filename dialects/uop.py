@@ -448,6 +448,23 @@ LoadOp, StoreOp = make_access_ops(
 
 
 @irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """``uop.prefetch %p[%i]``: a hint to bring the cache line holding element ``%i`` of the pointer close to
+    the core before a later load reads it. It reads and writes nothing and never faults: ``%i`` may lie outside
+    the buffer (a CPU row kernel prefetches the next row, which the last row does not have)."""
+
+    name = "uop.prefetch"
+
+    ptr = operand_def(PtrType)
+    index = operand_def(IndexType)
+    traits = traits_def(HasParent(UopKernelOp))
+    assembly_format = "$ptr `[` $index `]` attr-dict `:` type($ptr)"
+
+    def __init__(self, ptr: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(operands=[ptr, index])
+
+
+@irdl_op_definition
 class DefineLocalOp(IRDLOperation):
     """``%l = uop.define_local 256 : !uop.ptr<f32, local>``: local (workgroup-shared) memory of n elements."""
 
@@ -665,7 +682,7 @@ ConstOp = make_const_op("uop", vectors=True)
 UOp = Dialect(
     "uop",
     [
-        UopKernelOp, ParamOp, SpecialOp, RangeOp, EndOp, IfOp, EndIfOp, BarrierOp, LoadOp, StoreOp,
+        UopKernelOp, ParamOp, SpecialOp, RangeOp, EndOp, IfOp, EndIfOp, BarrierOp, LoadOp, StoreOp, PrefetchOp,
         DefineLocalOp, DefineAccOp, AccGetOp, AccSetOp, VectorizeOp, ExtractOp, WmmaOp,
         CastOp, BitcastOp, ConstOp, *ALU.values(),
     ],

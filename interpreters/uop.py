@@ -143,6 +143,8 @@ def _step(op: Operation) -> Step | None:
         return _acc_set(op)
     if isinstance(op, U.IfOp | U.EndIfOp | U.EndOp | U.BarrierOp | U.WmmaOp | U.DefineLocalOp):
         return None
+    if isinstance(op, U.PrefetchOp):  # a cache hint: nothing to compute
+        return lambda env, args, specials: None
     compute = _computed(op)
     if compute is None:
         raise InterpretError(f"the uop interpreter cannot run '{op.name}'")

@@ -22,6 +22,7 @@ The linear uop block becomes a CFG:
 - loads and stores: ``getelementptr inbounds`` + ``load``/``store`` aligned to the element size (a vector access
   reads N consecutive elements). A gated load branches around the load and merges the value or 0 in a block
   argument, so nothing is read where the gate is false (not even from an empty buffer); a gated store branches.
+  ``uop.prefetch``: ``llvm.prefetch`` of a plain ``getelementptr`` (the element may lie outside the buffer).
 - ALU ops and casts: `kiln.lowering.llvm.alu` and `kiln.lowering.llvm.casts`. Float ops carry ``contract``; an
   op whose value is written to an accumulator (the reduction's update) also ``reassoc`` (`kiln.lowering.llvm.builder`).
 """
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr, i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from kiln.dialects import uop
@@ -236,6 +237,14 @@ class _KernelBody:
             self.b.append(llvm.BrOp(continue_at))
             self.open_block(continue_at)
 
+    def prefetch(self, op: uop.PrefetchOp) -> None:
+        """``llvm.prefetch`` for reading into all cache levels (locality 3: ``prefetcht0`` on x86). The address
+        is a plain ``getelementptr``, not ``inbounds``: the prefetched element may lie outside the buffer."""
+        pointee = memory_type(op.ptr.type.element_type)  # type: ignore[attr-defined]
+        address = self.b.add(llvm.GEPOp.from_mixed_indices(self.get(op.ptr), [self.get(op.index)], pointee))
+        read, locality, data = (self.b.const(i32, n) for n in (0, 3, 1))
+        self.b.append(llvm.CallIntrinsicOp("llvm.prefetch.p0", [address, read, locality, data], []))
+
     # ---- accumulators
 
     def define_acc(self, op: uop.DefineAccOp) -> None:
@@ -296,6 +305,7 @@ _LOWERINGS: dict[type[Operation], Callable[[_KernelBody, Operation], None]] = {
     uop.EndIfOp: _KernelBody.endif,
     uop.LoadOp: _KernelBody.load,
     uop.StoreOp: _KernelBody.store,
+    uop.PrefetchOp: _KernelBody.prefetch,
     uop.DefineAccOp: _KernelBody.define_acc,
     uop.AccGetOp: _KernelBody.acc_get,
     uop.AccSetOp: _KernelBody.acc_set,
