@@ -425,8 +425,12 @@ class _Tuner:
             return
         if first >= cores and core_imbalance(first, cores) <= MAX_CORE_IMBALANCE:
             return
+        # an uneven split is cured only where no reduce is recomputed: a reduce fused in front of its consumer
+        # (softmax's row max and sum) does not vary along the consumer's columns, and split along them it would
+        # run whole on every core (3 softmax rows split 2:1 beat 3 rows' reductions on each of 2 cores)
+        recomputed = set(self.outputs()) - self.tiled_outputs() if first >= cores and self.reduces() else set()
         for r in sorted(globals_[1:], key=lambda r: -(const_size(r) or 0)):
-            if (const_size(r) or 0) >= 2 * cores and self.attempt(OptOp.THREAD, r, cores):
+            if r not in recomputed and (const_size(r) or 0) >= 2 * cores and self.attempt(OptOp.THREAD, r, cores):
                 return
 
     def work(self) -> int:
