@@ -44,17 +44,21 @@ def uop_module(text: str, pipeline: str):
     return module
 
 
-def test_the_stashed_softmax_kernel_computes_exp_once_and_matches_numpy() -> None:
-    module = uop_module(SOFTMAX, PIPELINES["lower-to-uop"] + ",uop-stash-recomputed")
-    (kernel,) = [k for k in module.ops if isinstance(k, U.UopKernelOp)]
-    assert sum(op.name == "uop.exp_nonpositive" for op in kernel.body.block.ops) == 1
-    x = special_rows(6, 48)
+def assert_softmax_kernel_matches_numpy(kernel: U.UopKernelOp, x: np.ndarray) -> None:
+    """Run a softmax row kernel in the uop interpreter on ``x`` and compare with numpy's softmax of its rows."""
     out = np.zeros_like(x)
     launch(kernel, [out.reshape(-1), x.reshape(-1)])
     with np.errstate(invalid="ignore", over="ignore"):
         e = np.exp(x - x.max(axis=1, keepdims=True))
         want = e / e.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-30, equal_nan=True)
+
+
+def test_the_stashed_softmax_kernel_computes_exp_once_and_matches_numpy() -> None:
+    module = uop_module(SOFTMAX, PIPELINES["lower-to-uop"] + ",uop-stash-recomputed")
+    (kernel,) = [k for k in module.ops if isinstance(k, U.UopKernelOp)]
+    assert sum(op.name == "uop.exp_nonpositive" for op in kernel.body.block.ops) == 1
+    assert_softmax_kernel_matches_numpy(kernel, special_rows(6, 48))
 
 
 def test_the_cpu_pipelines_stash_and_the_gpu_ones_have_nothing_to_stash() -> None:
