@@ -69,7 +69,7 @@ MAX_TILE_PAD_WASTE = 0.5
 narrow output is worth padding further. The MLP's 256x512 @ 512x10 layer (cpu-llvm, load 13-14): 815 us median
 with 4 rows of 10 scalar columns, 294 us padded to 2 vectors of 8 (``padto:1:16``); on AVX-512, where 10 columns
 are shorter than one vector, 8 rows of 10 scalar columns took 558 us at best, padded to one vector of 16 (the
-same opt) 100 us (load 2.3)."""
+same opt) 100 us (load 2.3), by 2 vectors of 8 lanes (``vector_lanes``) 33 us against 58 (load 3.5)."""
 GPU_LOCAL_THREADS = 128
 GROUP_OUTPUT_LIMIT = 2048
 """GPU reductions with at most this many outputs get a grouped (workgroup-parallel) reduce."""
@@ -88,20 +88,27 @@ STRIP_BYTES = 256 << 10
 """B's bytes inside a register tile's row loop above which its columns go outside its rows (a quarter of the
 L2 of the AVX2 host, as graph-pack-matmul's threshold)."""
 MIN_NARROW_LANES = 4
-"""The narrowest vector ``narrow_lanes`` takes (an SSE register of f32)."""
+"""The narrowest vector ``vector_lanes`` takes below the width (an SSE register of f32)."""
 
 
-def narrow_lanes(size: int, width: int) -> int:
-    """The widest vector of at least MIN_NARROW_LANES lanes, narrower than ``width``, that divides ``size`` (0:
-    none). For the output axis of a reduce kernel without register reuse (a pool) or whose loads slide along it
-    with a window (a depthwise conv), when padding it to ``width`` would waste too much. (Before padding moved
-    the last vector back, a padded axis was clamped (``min(r, size - 1)``) in every load, whose lanes were then no
-    vector: ShuffleNet's depthwise 3x3 at 28x28, AVX2, 0.50-0.92 ms per launch padded, 0.27-0.46 ms by 4 lanes;
-    DenseNet's 3x3 128->32 at 28x28, AVX-512, one core: 1.27 ms by 4 lanes, 0.64 ms padded to 32 and shifted.)"""
-    lanes = width // 2
-    while lanes >= MIN_NARROW_LANES:
-        if size % lanes == 0:
+def vector_lanes(size: int, width: int, max_waste: float, narrow: bool) -> int:
+    """Lanes of the vector to upcast an axis of ``size`` points by (0: none): ``width`` when it divides ``size``
+    or padding to it wastes at most ``max_waste``, else the widest narrower vector of at least MIN_NARROW_LANES
+    lanes that ``size`` holds once and pads to within the limit; with ``narrow`` (no register reuse, or a window
+    sliding along the axis) also where padding to ``width`` is too much for an axis of at least one vector.
+    Padding moves the last vector back (``rewrite.pad``), so every load and store along the lanes stays a
+    vector: ShuffleNet's depthwise 3x3 at 14x14 (14 columns) and the MLP head's 10 columns (AVX-512) go by 8
+    lanes, 2 vectors of which the second starts at column 6 or 2 (docs/performance.md, "Narrow lanes, session 9").
+    (Before padding moved the last vector back, a padded axis was clamped (``min(r, size - 1)``) in every load,
+    whose lanes were then no vector: DenseNet's 3x3 128->32 at 28x28, AVX-512, one core: 1.27 ms by 4 lanes,
+    0.64 ms padded to 32 and shifted.)"""
+    lanes = width
+    while lanes >= min(width, MIN_NARROW_LANES):
+        padded = -(-size // lanes) * lanes
+        if lanes <= size and (padded - size) / padded <= max_waste:
             return lanes
+        if lanes == width and size >= width and not narrow:
+            return 0
         lanes //= 2
     return 0
 
@@ -221,23 +228,23 @@ class _Tuner:
         self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE, narrow: bool = False, width: int = 0,
         short: bool = False,
     ) -> int:
-        """Upcast ``r`` by ``vectors`` vectors of ``width`` lanes (default: the target's): a range of one
-        vector's lanes, then (when ``vectors`` > 1 and it divides) a range counting the vectors, so each vector
-        access is the lanes of one range. An axis that is no multiple of the width is padded to one when that
-        wastes little (the padded axis' last vector moved back, its loads still vectors: ``rewrite.pad``), else,
-        with ``narrow`` (no register reuse, or a sliding window along ``r``), upcast by a narrower vector that
-        divides it (``narrow_lanes``); with ``short``, an axis shorter than one vector is padded up to one on the
-        same terms (else it is left). Returns the vectors upcast (0: none)."""
+        """Upcast ``r`` by ``vectors`` vectors of ``vector_lanes`` lanes (of at most ``width``, default: the
+        target's): a range of one vector's lanes, then (when ``vectors`` > 1 and it divides) a range counting the
+        vectors, so each vector access is the lanes of one range. An axis that is no multiple of the lanes is
+        padded to one (its last vector moved back, its loads still vectors: ``rewrite.pad``); with ``short``, an
+        axis that no vector of at least MIN_NARROW_LANES fits is padded up to one of ``width`` on the same terms
+        (its lanes clamped). An axis shorter than ``width`` goes by narrower lanes only with ``narrow`` or
+        ``short``. Returns the vectors upcast (0: none)."""
         width = width or self.width
         size = const_size(r)
-        if size is None or (size < width and (narrow or not short)):
+        if size is None or size < width and not (narrow or short):
             return 0
-        if size % width:
-            padded = -(-size // width) * width
-            if (padded - size) / padded > max_waste or not self.attempt(OptOp.PADTO, r, width):
-                lanes = narrow_lanes(size, width) if narrow else 0
-                return int(lanes > 0 and self.attempt(OptOp.UPCAST, r, lanes))
-        if not self.attempt(OptOp.UPCAST, r, width):
+        lanes = vector_lanes(size, width, max_waste, narrow)
+        if not lanes and short and size < width and (width - size) / width <= max_waste:
+            lanes = width
+        if not lanes or size % lanes and not self.attempt(OptOp.PADTO, r, lanes):
+            return 0
+        if not self.attempt(OptOp.UPCAST, r, lanes):
             return 0
         return vectors if vectors > 1 and self.upcast_divisor(r, (vectors,)) else 1
 

@@ -225,7 +225,7 @@ def _single(name: str, op_text: str, args: list[tuple[str, np.ndarray, str]], rt
 def composite_programs() -> Iterator[Program]:
     rng = np.random.default_rng(3)
     f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
-    for (m, k, n) in ((17, 33, 65), (1, 8, 1), (16, 16, 16)):
+    for (m, k, n) in ((17, 33, 65), (1, 8, 1), (16, 16, 16), (9, 24, 10)):  # 10 columns: 2 x 8 lanes, shifted
         a, b = f(m, k), f(k, n)
         yield _single(f"matmul_{m}x{k}x{n}", f"graph.matmul %a, %b : ({_t((m, k), 'f32')}, {_t((k, n), 'f32')}) -> {_t((m, n), 'f32')}",
                       [("%a", a, _t((m, k), "f32")), ("%b", b, _t((k, n), "f32"))], _t((m, n), "f32"))

@@ -445,11 +445,79 @@ kernel.kernel @mm_strips(%a: !kernel.buffer<32x1152xf32>, %b: !kernel.buffer<115
 
 // -----
 
+// The same over 14 columns (ShuffleNet's 14x14 stages), shorter than AVX-512's vector: two vectors of 8 lanes,
+// the second moved back to start at column 6, where AVX-512 had no vector (docs/performance.md, "Narrow lanes,
+// session 9").
+// LLVM: kernel.kernel @depthwise_short({{.*}} opts = ["padto:2:8", "upcast:2:8"{{.*}}]}
+kernel.kernel @depthwise_short(%x: !kernel.buffer<8x16x16xf32>, %w: !kernel.buffer<8x9xf32>, %out: !kernel.buffer<8x14x14xf32>) attributes {symbols = []} {
+  %c3 = kernel.const 3 : index
+  %c8 = kernel.const 8 : index
+  %c9 = kernel.const 9 : index
+  %c14 = kernel.const 14 : index
+  %c16 = kernel.const 16 : index
+  %c196 = kernel.const 196 : index
+  %c256 = kernel.const 256 : index
+  %c = kernel.range %c8 global
+  %oh = kernel.range %c14 global
+  %ow = kernel.range %c14 global
+  %kh = kernel.range %c3 reduce
+  %kw = kernel.range %c3 reduce
+  %h = kernel.add %oh, %kh : index
+  %wc = kernel.add %ow, %kw : index
+  %cx = kernel.mul %c, %c256 : index
+  %hx = kernel.mul %h, %c16 : index
+  %ix0 = kernel.add %cx, %hx : index
+  %ix = kernel.add %ix0, %wc : index
+  %v = kernel.load %x[%ix] : f32
+  %c9c = kernel.mul %c, %c9 : index
+  %kh3 = kernel.mul %kh, %c3 : index
+  %iw0 = kernel.add %c9c, %kh3 : index
+  %iw = kernel.add %iw0, %kw : index
+  %t = kernel.load %w[%iw] : f32
+  %p = kernel.mul %v, %t : f32
+  %s = kernel.reduce add %p over %kh, %kw : f32
+  %co = kernel.mul %c, %c196 : index
+  %ho = kernel.mul %oh, %c14 : index
+  %io0 = kernel.add %co, %ho : index
+  %io = kernel.add %io0, %ow : index
+  kernel.store %out[%io], %s
+}
+
+// -----
+
+// A register tile with few rows and a large unpacked B (DenseNet's 3x3 growth conv: 32 x 1152 x 3136): B inside
+// the row loop is 1152 x 3136 floats, so the columns go outside the rows (a swap after the tile), each column
+// strip of B then reused by every row tile from L2. With the small B of @mm above the order stays.
+// LLVM: kernel.kernel @mm_strips({{.*}} opts = ["upcast:1:{{[0-9]+}}", "upcast:1:2", "upcast:0:{{8|4}}", "swap:0:1"{{.*}}]}
+kernel.kernel @mm_strips(%a: !kernel.buffer<32x1152xf32>, %b: !kernel.buffer<1152x3136xf32>, %out: !kernel.buffer<32x3136xf32>) attributes {symbols = []} {
+  %c32 = kernel.const 32 : index
+  %c1152 = kernel.const 1152 : index
+  %c3136 = kernel.const 3136 : index
+  %i = kernel.range %c32 global
+  %j = kernel.range %c3136 global
+  %k = kernel.range %c1152 reduce
+  %i1 = kernel.mul %i, %c1152 : index
+  %ia = kernel.add %i1, %k : index
+  %kb = kernel.mul %k, %c3136 : index
+  %ib = kernel.add %kb, %j : index
+  %x = kernel.load %a[%ia] : f32
+  %y = kernel.load %b[%ib] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %k : f32
+  %io0 = kernel.mul %i, %c3136 : index
+  %io = kernel.add %io0, %j : index
+  kernel.store %out[%io], %s
+}
+
+// -----
+
 // A register tile whose contiguous axis is narrower than it is worth leaving scalar (the MLP's 512 -> 10 head):
-// 10 columns are padded to a vector (AVX-512: one of 16; AVX2: two of 8), so each k step loads one row of B for
-// every row of the tile instead of 10 scalar columns each re-reading A.
-// LLVM: kernel.kernel @mm_narrow({{.*}} opts = ["padto:1:{{8|16}}", "upcast:1:{{8|16}}"{{.*}}, "upcast:0:{{8|4}}"]}
-// C:    kernel.kernel @mm_narrow({{.*}} opts = ["padto:1:{{8|16}}", "upcast:1:{{8|16}}"{{.*}}, "upcast:0:{{8|4}}"]}
+// 10 columns go by two vectors of 8 lanes (AVX2's width; on AVX-512 a narrower vector), the second moved back to
+// start at column 2 (rewrite.pad), so each k step loads one row of B as 2 vectors for every row of the tile
+// instead of 10 scalar columns each re-reading A. On AVX-512 they were padded to one vector of 16, whose lanes
+// past column 9 clamped each load (no vector: 0.058 ms best, 0.033 by 2 x 8 lanes).
+// LLVM: kernel.kernel @mm_narrow({{.*}} opts = ["padto:1:8", "upcast:1:8", "upcast:1:2", "upcast:0:{{8|4}}"]}
+// C:    kernel.kernel @mm_narrow({{.*}} opts = ["padto:1:8", "upcast:1:8", "upcast:1:2", "upcast:0:{{8|4}}"]}
 kernel.kernel @mm_narrow(%a: !kernel.buffer<256x512xf32>, %b: !kernel.buffer<512x10xf32>, %out: !kernel.buffer<256x10xf32>) attributes {symbols = []} {
   %c256 = kernel.const 256 : index
   %c512 = kernel.const 512 : index
