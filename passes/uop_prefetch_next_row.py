@@ -192,14 +192,18 @@ def _rewrite(kernel: U.UopKernelOp, outer: U.RangeOp, loop: U.RangeOp, load: U.L
     lines = before(U.RangeOp(zero, const(chunk // line)))
     element = before(_alu("add", start, before(_alu("mul", lines, const(line)))))
     next_row = before(_alu("add", outer.result, one))
-    body = {o for o in block.ops if o.parent is block and _inside(block, o, loop)}
+    end = _end(loop)
+    body: set[Operation] = set()
+    op = loop.next_op
+    while op is not end:
+        body.add(op)
+        op = op.next_op
     index = _clone(block, load.index, {loop.result: element, outer.result: next_row}, body, loop)
     block.insert_op_before(U.PrefetchOp(load.ptr, index), loop)
     block.insert_op_before(U.EndOp(lines), loop)
     inner = U.RangeOp(zero, const(chunk))
     block.insert_op_before(inner, loop)
     position = before(_alu("add", start, inner.result))
-    end = next(u.operation for u in loop.result.uses if isinstance(u.operation, U.EndOp))
     end.operands[0] = inner.result
     block.insert_op_after(U.EndOp(chunks), end)
     loop.result.replace_all_uses_with(position)
@@ -211,10 +215,9 @@ def _alu(kind: str, lhs: SSAValue, rhs: SSAValue) -> Operation:
     return U.ALU[kind](lhs, rhs)  # type: ignore[call-arg]
 
 
-def _inside(block: Block, op: Operation, loop: U.RangeOp) -> bool:
-    """Whether ``op`` comes after ``loop`` and before its ``uop.end``."""
-    end = next(u.operation for u in loop.result.uses if isinstance(u.operation, U.EndOp))
-    return block.get_operation_index(loop) < block.get_operation_index(op) < block.get_operation_index(end)
+def _end(loop: U.RangeOp) -> Operation:
+    """The ``uop.end`` closing ``loop``."""
+    return next(u.operation for u in loop.result.uses if isinstance(u.operation, U.EndOp))
 
 
 def _clone(block: Block, value: SSAValue, mapping: dict[SSAValue, SSAValue], body: set[Operation],

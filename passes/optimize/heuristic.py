@@ -69,7 +69,7 @@ MAX_TILE_PAD_WASTE = 0.5
 narrow output is worth padding further. The MLP's 256x512 @ 512x10 layer (cpu-llvm, load 13-14): 815 us median
 with 4 rows of 10 scalar columns, 294 us padded to 2 vectors of 8 (``padto:1:16``); on AVX-512, where 10 columns
 are shorter than one vector, 8 rows of 10 scalar columns took 558 us at best, padded to one vector of 16 (the
-same opt) 100 us (load 2.3), by 2 vectors of 8 lanes (``vector_lanes``) 33 us against 58 (load 3.5)."""
+same opt) 100 us (load 2.3), by 2 vectors of 8 lanes (``upcast_lanes``) 33 us against 58 (load 3.5)."""
 GPU_LOCAL_THREADS = 128
 GROUP_OUTPUT_LIMIT = 2048
 """GPU reductions with at most this many outputs get a grouped (workgroup-parallel) reduce."""
@@ -88,10 +88,10 @@ STRIP_BYTES = 256 << 10
 """B's bytes inside a register tile's row loop above which its columns go outside its rows (a quarter of the
 L2 of the AVX2 host, as graph-pack-matmul's threshold)."""
 MIN_NARROW_LANES = 4
-"""The narrowest vector ``vector_lanes`` takes below the width (an SSE register of f32)."""
+"""The narrowest vector ``upcast_lanes`` takes below the width (an SSE register of f32)."""
 
 
-def vector_lanes(size: int, width: int, max_waste: float, narrow: bool) -> int:
+def upcast_lanes(size: int, width: int, max_waste: float, narrow: bool) -> int:
     """Lanes of the vector to upcast an axis of ``size`` points by (0: none): ``width`` when it divides ``size``
     or padding to it wastes at most ``max_waste``, else the widest narrower vector of at least MIN_NARROW_LANES
     lanes that ``size`` holds once and pads to within the limit; with ``narrow`` (no register reuse, or a window
@@ -228,7 +228,7 @@ class _Tuner:
         self, r: K.RangeOp, vectors: int, max_waste: float = MAX_PAD_WASTE, narrow: bool = False, width: int = 0,
         short: bool = False,
     ) -> int:
-        """Upcast ``r`` by ``vectors`` vectors of ``vector_lanes`` lanes (of at most ``width``, default: the
+        """Upcast ``r`` by ``vectors`` vectors of ``upcast_lanes`` lanes (of at most ``width``, default: the
         target's): a range of one vector's lanes, then (when ``vectors`` > 1 and it divides) a range counting the
         vectors, so each vector access is the lanes of one range. An axis that is no multiple of the lanes is
         padded to one (its last vector moved back, its loads still vectors: ``rewrite.pad``); with ``short``, an
@@ -239,7 +239,7 @@ class _Tuner:
         size = const_size(r)
         if size is None or size < width and not (narrow or short):
             return 0
-        lanes = vector_lanes(size, width, max_waste, narrow)
+        lanes = upcast_lanes(size, width, max_waste, narrow)
         if not lanes and short and size < width and (width - size) / width <= max_waste:
             lanes = width
         if not lanes or size % lanes and not self.attempt(OptOp.PADTO, r, lanes):
@@ -266,8 +266,8 @@ class _Tuner:
         """In a kernel with a reduce, upcast the vector axis if the reduce varies along it (by ``vectors``
         vectors when another axis brings register reuse, else by one) and that reuse axis by as many rows as
         ``accumulators`` registers hold at the vectors upcast, at most ``max_rows`` (else by a half, a quarter;
-        a symbolic axis padded to that many when ``pad_rows``; a vector axis shorter than a vector padded up to
-        one when ``pad_short``); with ``second_reuse`` and no vector axis, a
+        a symbolic axis padded to that many when ``pad_rows``; a vector axis shorter than a vector upcast by
+        narrower lanes, or padded up to one, when ``pad_short``); with ``second_reuse`` and no vector axis, a
         second reuse axis by as many; with neither a vector nor a reuse axis, an output axis whose loads step at
         most ``lane_stride`` per lane by one vector; whether anything was tiled."""
         if not self.reduces():
