@@ -35,7 +35,7 @@ COPIED_ATTRIBUTES = ("symbols", DIMS_KEY, "opts")
 def linearize(kernel: KernelOp, target: TargetDescription, vector_alu: bool = True) -> UopKernelOp:
     """The ``uop.kernel`` for ``kernel`` on ``target`` (upcast lanes left scalar but for their loads and stores
     without ``vector_alu``)."""
-    inst = Instantiator(kernel, target)
+    inst = Instantiator(kernel, target, rows=vector_alu)
     program = inst.run()
     Vectorizer(program, inst.ranges, target).run(inst.accesses, inst.fragment_pairs)
     if vector_alu:

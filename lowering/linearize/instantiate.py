@@ -30,11 +30,14 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
 from kiln.dialects.alu import AluOp
-from kiln.dialects.types import BufferType, bitwidth, declared_dims, is_bool, is_float, is_unsigned
+from kiln.dialects.types import BufferType, bitwidth, declared_dims, dtype_name, is_bool, is_float, is_unsigned
 from kiln.dialects.uop import AccType, PtrType
 from kiln.lowering.linearize.group import Grouping, Stage
 from kiln.lowering.linearize.launch import GpuLaunch, Launch, RangeInfo, describe_range, make_launch
-from kiln.lowering.linearize.nodes import Node, Program, Scope, acc_type, conjunction, iadd, idiv, imul, innermost
+from kiln.lowering.linearize.nodes import Node, Program, Scope, acc_type, conjunction, iadd, idiv, imul, innermost, vector_type
+from kiln.lowering.linearize.rows import Row, RowValue, RowValues
+from kiln.lowering.linearize.vector_alu import VECTOR_KINDS
+from kiln.lowering.linearize.vectorize import chunk
 from kiln.lowering.linearize.tensor_core import WARP_SHAPE, TensorCorePlan, plan_tensor_core
 from kiln.support.symbolic import evaluate_size
 from kiln.capabilities.description import TargetDescription
@@ -45,8 +48,9 @@ from kiln.support.trampoline import Walk
 EXPANDED = frozenset({K.AxisKind.UPCAST, K.AxisKind.UNROLL})
 """Range kinds the linearizer replaces by copies of the ops that depend on them."""
 
-Bound = tuple[Node, Scope] | int
-"""How a range is bound while instantiating: (index node, its scope), or a constant for an expanded range."""
+Bound = tuple[Node, Scope] | int | Row
+"""How a range is bound while instantiating: (index node, its scope), a constant for an expanded range, or a
+row of its constants (``rows.py``)."""
 
 
 @dataclass(eq=False)
@@ -75,9 +79,14 @@ class Nest:
 
 
 class Instantiator:
-    def __init__(self, kernel: K.KernelOp, target: TargetDescription):
+    def __init__(self, kernel: K.KernelOp, target: TargetDescription, rows: bool = True):
+        """``rows``: instantiate a store's innermost expanded range a row vector at a time (``rows.py``);
+        false: lane by lane (the register tile as scalar uops but for the accesses ``vectorize`` packs)."""
         self.kernel, self.target = kernel, target
         self.program = Program()
+        self.rows = RowValues(self.program, target) if rows else None
+        self._row: SSAValue | None = None
+        """The range the store being instantiated binds to ``Row``s (None: lane by lane)."""
         self.params = self._params()
         self.ranges: dict[SSAValue, RangeInfo] = {}
         self.deps: dict[SSAValue, tuple[SSAValue, ...]] = {}
@@ -194,12 +203,30 @@ class Instantiator:
             path = tuple(info for info in self.launch.outer if info.value in ranges)
             bindings, _ = self.launch.bindings(path)
             lanes = self._c_lanes(expanded)
-            for assignment in self._assignments([r for r in expanded if r not in lanes[0]]):
-                stores = [self._store(op, tuple(ranges), {**bindings, **assignment, **lane}) for lane in lanes]
-                self._pair(stores)
+            self._row, width = self._row_range(op, expanded)
+            for assignment in self._assignments([r for r in expanded if r not in lanes[0] and r is not self._row]):
+                env = {**bindings, **assignment}
+                if self._row is None:
+                    self._pair([self._store(op, tuple(ranges), {**env, **lane}) for lane in lanes])
+                    continue
+                for start in range(0, self.ranges[self._row].const_size, width):  # type: ignore[arg-type]
+                    if not self._row_store(op, tuple(ranges), {**env, self._row: Row(start, width)}):
+                        for lane in range(start, start + width):
+                            self._store(op, tuple(ranges), {**env, self._row: lane})
+            self._row = None
         if self.grouping is not None:
             self.grouping.finish()
         return self.program
+
+    def _row_range(self, op: K.StoreOp, expanded: list[SSAValue]) -> tuple[SSAValue | None, int]:
+        """The expanded range a store is instantiated a row at a time along (its innermost one) and the row's
+        width (the target's vector lanes for the stored dtype), or (None, 1): lane by lane."""
+        dtype = op.operands[2].type
+        if self.rows is None or self.tc is not None or not expanded or is_bool(dtype):
+            return None, 1
+        u = expanded[-1]
+        width = chunk(self.ranges[u].const_size or 1, self.target.vector_width(dtype_name(dtype)))
+        return (u, width) if width > 1 else (None, 1)
 
     def _c_lanes(self, ranges: list[SSAValue]) -> list[dict[SSAValue, Bound]]:
         """How a store over ``ranges`` binds the tensor core's M' and N': at the (m, n) of each C element this
@@ -216,13 +243,13 @@ class Instantiator:
         return [dict(zip(expanded, values)) for values in itertools.product(*sizes)]
 
     def _key(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> tuple:
-        return tuple((r, env[r] if isinstance(env[r], int) else env[r][0]) for r in ranges)  # type: ignore[index]
+        return tuple((r, env[r][0] if env[r].__class__ is tuple else env[r]) for r in ranges)  # type: ignore[index]
 
     @staticmethod
     def _memo_key(v: SSAValue, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> tuple:
         """``v`` and the bound values of its ``ranges`` (fixed per value, so left out: an SSA value hashes in
         Python, and an 8x16 tile asks for this key tens of thousands of times)."""
-        return (v, *[b if b.__class__ is int else b[0] for b in map(env.__getitem__, ranges)])  # type: ignore[index]
+        return (v, *[b[0] if b.__class__ is tuple else b for b in map(env.__getitem__, ranges)])  # type: ignore[index]
 
     def value(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Walk[Node]:
         """The node of `v` under `env`. The descent through a kernel's values is one call per op, so it is a
@@ -239,33 +266,116 @@ class Instantiator:
 
     def _scope(self, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> Scope:
         """Where a value depending on ``ranges`` lives: the innermost scope binding one of them."""
-        return innermost([b[1] for b in map(env.__getitem__, ranges) if b.__class__ is not int], self.program.root)  # type: ignore[index]
+        return innermost([b[1] for b in map(env.__getitem__, ranges) if b.__class__ is tuple], self.program.root)  # type: ignore[index]
 
     def _make(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Walk[Node]:
         op, p = v.owner, self.program
         assert isinstance(op, Operation)
         name, scope = v.name_hint, self._scope(self.deps[v], env)
+        row = self._row_of(v, env)
+        if row is not None and not self._has_vector_form(op, v):
+            return (yield self._lanes(v, env))
         if isinstance(op, K.RangeOp):
             bound = env[v]
             return p.index(bound) if isinstance(bound, int) else bound[0]
         if isinstance(op, K.ConstOp):
             return p.node("const", (), v.type, op.value)
         if isinstance(op, K.ReduceOp):
-            return (yield self._reduce(op, env, scope))
+            return (yield self._reduce(op, env, scope, row))
         operands = []
         for x in op.operands:
             operands.append((yield self.value(x, env)))
+        if isinstance(op, K.LoadOp):
+            operands = self._gated(operands, 2, self.launch.access_gates(self.deps[v]))
+            if row is not None:
+                return (yield self._row_load(v, env, operands, scope, name))
+            n = p.node("load", operands, v.type, scope=scope, name=name)
+            self.accesses.append(Access(n, op, self._key(self.deps[v], env)))
+            return n
+        if row is not None:
+            assert self.rows is not None
+            operands = [self.rows.vector(x, row.width) for x in operands]
         if isinstance(op, AluOp):
             return p.alu(op.alu_kind, *operands, name=name, scope=scope)
         if isinstance(op, K.CastOp | K.BitcastOp):
             kind = "cast" if isinstance(op, K.CastOp) else "bitcast"
-            return p.node(kind, operands, v.type, scope=scope, name=name)
-        if isinstance(op, K.LoadOp):
-            operands = self._gated(operands, 2, self.launch.access_gates(self.deps[v]))
-            n = p.node("load", operands, v.type, scope=scope, name=name)
-            self.accesses.append(Access(n, op, self._key(self.deps[v], env)))
-            return n
+            return p.node(kind, operands, vector_type(v.type, row.width) if row else v.type, scope=scope, name=name)
         raise error_at(op, f"the linearizer does not handle {op.name}")
+
+    # -- rows (rows.py) ---------------------------------------------------------------------
+
+    def _row_of(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Row | None:
+        """The row ``v`` is instantiated for under ``env``, if it depends on the range bound to one."""
+        u = self._row
+        if u is None or u not in self.deps[v]:
+            return None
+        bound = env[u]
+        return bound if bound.__class__ is Row else None  # type: ignore[return-value]
+
+    def _has_vector_form(self, op: Operation, v: SSAValue) -> bool:
+        """Whether ``v`` (which depends on the row's range) is one vector node per row (else lanes)."""
+        t, u = v.type, self._row
+        if isinstance(t, IndexType):
+            return False
+        if isinstance(op, K.LoadOp):
+            return not is_bool(t) and not (len(op.operands) > 2 and u in self.deps.get(op.operands[2], ()))
+        if isinstance(op, AluOp):
+            if op.alu_kind == "div" and u not in self.deps.get(op.operands[1], ()):
+                return False  # uop-decompose makes it a product with 1/d, computed once (a broadcast d: per lane)
+            return op.alu_kind in VECTOR_KINDS and not any(isinstance(x.type, IndexType) for x in op.operands)
+        if isinstance(op, K.CastOp):
+            return not isinstance(op.operands[0].type, IndexType)
+        if isinstance(op, K.ReduceOp):
+            grouped = any(self.ranges[r].kind == K.AxisKind.GROUP_REDUCE for r in op.ranges)
+            return not (is_bool(t) or grouped or (self.tc is not None and op is self.tc.reduce))
+        return False
+
+    def _lanes(self, v: SSAValue, env: dict[SSAValue, Bound]) -> Walk[tuple[Node, ...]]:
+        """``v`` at each lane of its row: instantiated with the row's range bound to the lane's value."""
+        u = self._row
+        assert u is not None
+        row: Row = env[u]  # type: ignore[assignment]
+        lanes = []
+        for lane in range(row.start, row.start + row.width):
+            lanes.append((yield self.value(v, {**env, u: lane})))
+        return tuple(lanes)
+
+    def _row_load(self, v: SSAValue, env: dict[SSAValue, Bound], operands: list, scope: Scope, name: str | None) -> Walk[RowValue]:
+        """A row of a load: vector loads of the consecutive chunks of its lanes (the target's vector width for
+        its dtype), each other lane through the scalar path."""
+        assert self.rows is not None and self._row is not None
+        ptr, index, *gate = operands
+        row: Row = env[self._row]  # type: ignore[assignment]
+        width = chunk(row.width, self.target.vector_width(dtype_name(v.type)))
+        lanes: list[Node] = []
+        for start in range(0, row.width, width):
+            part = index[start : start + width]
+            if width > 1 and self.rows.consecutive(part):
+                n = self.program.node("load", (ptr, part[0], *gate), vector_type(v.type, width), scope=scope, name=name)
+                if width == row.width:
+                    return n
+                lanes += self.rows.lanes(n, width)
+            else:
+                for lane in range(start, start + width):
+                    lanes.append((yield self.value(v, {**env, self._row: row.start + lane})))
+        return tuple(lanes)
+
+    def _row_store(self, op: K.StoreOp, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> bool:
+        """The store ``op`` of the row ``env`` binds as one vector store, when its indices are consecutive and
+        its gate is the same in every lane; whether it was."""
+        assert self.rows is not None and self._row is not None
+        row: Row = env[self._row]  # type: ignore[assignment]
+        if len(op.operands) > 3 and self._row in self.deps.get(op.operands[3], ()):
+            return False
+        index = trampoline.run(self.value(op.operands[1], env))
+        if index.__class__ is not tuple or not self.rows.consecutive(index):  # type: ignore[arg-type]
+            return False
+        mark = self.program.unclaimed.mark()
+        ptr, _, value, *gate = [trampoline.run(self.value(x, env)) for x in op.operands]
+        operands = self._gated([ptr, index[0], self.rows.vector(value, row.width), *gate], 3, self.launch.store_gates(ranges))  # type: ignore[index]
+        self.program.node("store", operands, None, scope=self._scope(ranges, env))
+        self.program.unclaimed.claim(mark, op.location)
+        return True
 
     def _store(self, op: K.StoreOp, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> Node:
         """The store ``op`` (which depends on ``ranges``, in range order) under ``env``."""
@@ -288,8 +398,13 @@ class Instantiator:
         gate = conjunction(self.program, operands[at:] + gates)
         return operands[:at] + ([gate] if gate is not None else [])
 
-    def _reduce(self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope) -> Walk[Node]:
+    def _reduce(self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope, row: Row | None) -> Walk[Node]:
+        """The reduce ``op`` under ``env``: of one lane, or of a ``row`` into a vector accumulator."""
         p, kind, t, name = self.program, op.kind.data.value, op.result.type, op.result.name_hint
+        identity = self._identity(kind, t)
+        if row is not None:
+            assert self.rows is not None
+            t, identity = vector_type(t, row.width), p.gather((identity,) * row.width)
         infos = sorted((self.ranges[r] for r in op.ranges), key=lambda info: info.position)
         unrolled = [info.value for info in infos if info.kind in EXPANDED]
         groups = [info for info in infos if info.kind == K.AxisKind.GROUP_REDUCE]
@@ -303,7 +418,8 @@ class Instantiator:
         def combine(inner_env: dict[SSAValue, Bound], start: list[Node]) -> Walk[Node]:
             values = []
             for a in self._assignments(unrolled):
-                values.append((yield self.value(op.value, {**inner_env, **a})))
+                x = yield self.value(op.value, {**inner_env, **a})
+                values.append(self.rows.vector(x, row.width) if row is not None else x)  # type: ignore[union-attr]
             return fold(lambda a, b: p.alu(kind, a, b), start + values)
 
         nest = self._nest(op, loops, groups, parent) if loops or groups else None
@@ -311,8 +427,9 @@ class Instantiator:
             partial = yield combine(env, [])
         else:
             assert nest is not None
-            acc = p.node("define_acc", (self._identity(kind, t),), acc_type(t), scope=parent)
-            self.accumulators.append(Access(acc, op, self._key(self.deps[op.result], env)))
+            acc = p.node("define_acc", (identity,), acc_type(t), scope=parent)
+            if row is None:
+                self.accumulators.append(Access(acc, op, self._key(self.deps[op.result], env)))
             inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
             body = nest.scopes[-1]
             total = yield combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]
@@ -322,7 +439,7 @@ class Instantiator:
             return partial
         assert nest is not None and self.grouping is not None
         nest.stage = nest.stage or self.grouping.stage(parent)
-        return self.grouping.combine(nest.stage, kind, self._identity(kind, t), partial, groups, parent, name)
+        return self.grouping.combine(nest.stage, kind, identity, partial, groups, parent, name)
 
     def _tensor_core(
         self, op: K.ReduceOp, env: dict[SSAValue, Bound], parent: Scope, unrolled: list[SSAValue], loops: list[RangeInfo]

@@ -13,11 +13,11 @@ import functools
 import itertools
 from collections.abc import Iterator, Sequence
 
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, VectorType, i1
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IndexType, IntegerAttr, VectorType, i1
 from xdsl.ir import Attribute
 
 from kiln.dialects.alu import ALU_OPS, like
-from kiln.dialects.types import is_float
+from kiln.dialects.types import is_bool, is_float
 from kiln.dialects.uop import AccType
 from kiln.support.locations import Unclaimed
 
@@ -136,6 +136,14 @@ class Program:
         result_type = like(t, i1) if ALU_OPS[kind].returns_bool else t
         return self.node("alu", operands, result_type, kind, scope=scope, name=name)
 
+    def gather(self, lanes: Sequence[Node]) -> Node:
+        """``vectorize(lanes)``: a vector constant when every lane is one (non-bool) constant."""
+        first = lanes[0]
+        t = vector_type(first.type, len(lanes))
+        if first.op == "const" and not is_bool(first.type) and all(n is first for n in lanes):
+            return self.node("const", (), t, _splat(t, first.attr.value.data))  # type: ignore[union-attr]
+        return self.node("vectorize", lanes, t)
+
     def loop(self, parent: Scope, lo: Node, hi: Node, trips: int, name: str | None = None) -> Scope:
         """A new loop nested in ``parent``; its counter is ``scope.index``."""
         scope = Scope("loop", parent, (lo, hi), trips)
@@ -229,6 +237,11 @@ def _integer_attr(value: int, type: Attribute) -> IntegerAttr:
 def vector_type(element: Attribute, lanes: int) -> VectorType:
     """``vector<lanes x element>``."""
     return VectorType(element, [lanes])
+
+
+@functools.lru_cache(maxsize=256)
+def _splat(t: VectorType, value: int | float) -> DenseIntOrFPElementsAttr:
+    return DenseIntOrFPElementsAttr.from_list(t, [value])
 
 
 @functools.lru_cache(maxsize=256)

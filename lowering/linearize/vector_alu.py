@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from enum import IntFlag
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, VectorType
+from xdsl.dialects.builtin import IndexType, VectorType
 
 from kiln.dialects.alu import is_vector
-from kiln.dialects.types import dtype_name, is_bool
+from kiln.dialects.types import dtype_name
 from kiln.dialects.uop import AccType
 from kiln.lowering.linearize.nodes import Node, Program, Scope, acc_type, vector_type
 from kiln.support import trampoline
@@ -91,7 +91,7 @@ class LanePacker:
                 if first.op == "alu":
                     return p.alu(first.attr, *operands, scope=first.scope), found  # type: ignore[arg-type]
                 return p.node("cast", operands, self._vector_type(lanes), scope=first.scope), found
-        return self._gather(lanes), Source.NONE
+        return p.gather(lanes), Source.NONE
 
     def _same_op(self, lanes: tuple[Node, ...]) -> bool:
         """Whether the lanes are one packable op (a vector ALU kind, or a cast to one type) in one scope, each
@@ -112,13 +112,6 @@ class LanePacker:
             and all(o.type == f.type and not is_vector(o.type) for o, f in zip(n.operands, first.operands))
             for n in lanes
         )
-
-    def _gather(self, lanes: tuple[Node, ...]) -> Node:
-        """``vectorize(lanes)`` (a broadcast when every lane is one value), or a vector constant."""
-        t, first = self._vector_type(lanes), lanes[0]
-        if first.op == "const" and len(set(lanes)) == 1 and not is_bool(first.type):
-            return self.program.node("const", (), t, DenseIntOrFPElementsAttr.from_list(t, [first.attr.value.data]))  # type: ignore[attr-defined]
-        return self.program.node("vectorize", lanes, t)
 
     @staticmethod
     def _vector_type(lanes: tuple[Node, ...]) -> VectorType:

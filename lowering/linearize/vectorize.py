@@ -11,17 +11,20 @@ fits the target's vector width for the dtype. GPU targets also need the first in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import VectorType
 from xdsl.ir import SSAValue
 
 from kiln.dialects.alu import dtype_class
 from kiln.dialects.types import dtype_name, is_bool
-from kiln.lowering.linearize.instantiate import Access
 from kiln.lowering.linearize.launch import RangeInfo
 from kiln.lowering.linearize.nodes import Node, Program, const_value
 from kiln.support import symbolic as S
 from kiln.capabilities.description import TargetDescription
+
+if TYPE_CHECKING:  # instantiate uses this module's helpers for its vector rows
+    from kiln.lowering.linearize.instantiate import Access
 
 _BUILDERS = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod, "max": S.maximum, "min": S.minimum}
 
@@ -70,12 +73,26 @@ def lane_groups(records: Sequence[Access], ranges: dict[SSAValue, RangeInfo]) ->
     return out
 
 
-def _chunk(lanes: int, width: int) -> int:
+def chunk(lanes: int, width: int) -> int:
     """The largest power of two that divides ``lanes`` and is at most ``width``."""
     c = 1
     while lanes % (c * 2) == 0 and c * 2 <= width:
         c *= 2
     return c
+
+
+def aligned_only(target: TargetDescription) -> bool:
+    """Whether vector accesses must start at a multiple of their lanes (GPUs; see the module docstring)."""
+    return target.cpu_cores is None
+
+
+def consecutive(expr: IndexExprs, indices: Sequence[Node], aligned: bool) -> bool:
+    """Whether ``indices`` are provably ``i0, i0 + 1, ...`` (and i0 a multiple of their number, when
+    ``aligned``)."""
+    base = expr(indices[0])
+    if aligned and S.cmod(base, len(indices)) != S.Const(0):
+        return False
+    return all(S.sub(expr(n), base) == S.Const(lane) for lane, n in enumerate(indices))
 
 
 def _shape(n: Node) -> tuple[Node, tuple[Node, ...]]:
@@ -88,7 +105,7 @@ class Vectorizer:
     def __init__(self, program: Program, ranges: dict[SSAValue, RangeInfo], target: TargetDescription):
         self.program, self.ranges, self.target = program, ranges, target
         self.expr = IndexExprs()
-        self.aligned_only = target.cpu_cores is None  # GPUs (see the module docstring)
+        self.aligned_only = aligned_only(target)
 
     def run(self, accesses: list[Access], pairs: Sequence[list[Node]] = ()) -> None:
         """Vectorize the copies of every access along an expanded range, then the given ``pairs`` of lanes
@@ -107,21 +124,15 @@ class Vectorizer:
         dtype = first.type if first.op == "load" else first.operands[2].type
         if dtype is None or is_bool(dtype) or any(_shape(n) != _shape(first) or n.scope is not first.scope for n in nodes):
             return []
-        width = _chunk(len(nodes), self.target.vector_width(dtype_name(dtype)))
+        width = chunk(len(nodes), self.target.vector_width(dtype_name(dtype)))
         rewrite = self._load if first.op == "load" else self._store  # before _load makes the first lane an extract
         used: list[Node] = []
         for start in range(0, len(nodes), width) if width > 1 else ():
             part = nodes[start : start + width]
-            if self._consecutive(part):
+            if consecutive(self.expr, [n.operands[1] for n in part], self.aligned_only):
                 rewrite(part, VectorType(dtype, [width]))
                 used.extend(part)
         return used
-
-    def _consecutive(self, part: list[Node]) -> bool:
-        base = self.expr(part[0].operands[1])
-        if self.aligned_only and S.cmod(base, len(part)) != S.Const(0):
-            return False
-        return all(S.sub(self.expr(n.operands[1]), base) == S.Const(lane) for lane, n in enumerate(part))
 
     def _load(self, part: list[Node], t: VectorType) -> None:
         first = part[0]

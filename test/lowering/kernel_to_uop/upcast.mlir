@@ -4,9 +4,8 @@
 // register tile of a matmul: the upcast range u over 4 output columns gives 4 accumulators that share one
 // k loop; the unroll range v (4 steps of k) gives 4 products per accumulator update. Copies whose indices are
 // consecutive become vector accesses: a row of a (over v) and rows of b (over u) are vector<4xf32> loads.
-// The 4 accumulators are the lanes of u, and what the loop adds to them packs into vector ops on the loads of
-// b (a's elements broadcast): one vector<4xf32> accumulator, one vector mul and add per step of v, and the
-// vector result stored as it is.
+// The linearizer instantiates u a row (4 lanes) at a time: one vector<4xf32> accumulator, one vector load of
+// b, mul and add per step of v (a's elements broadcast), and the vector result stored as it is.
 
 // CHECK-LABEL: uop.kernel @tiled
 // CHECK-SAME:    opts = ["upcast(1,4)", "unroll(0,4)"]
@@ -17,23 +16,25 @@
 // CHECK-NOT:     uop.define_acc
 // CHECK:         %k = uop.range
 // CHECK-NOT:     uop.range
+// CHECK:         %[[GET:.*]] = uop.acc_get %[[ACC]] : vector<4xf32>
 // CHECK:         %[[A:.*]] = uop.load %a[%{{.*}}] : vector<4xf32>
 // CHECK-NEXT:    %x = uop.extract %[[A]][0] : vector<4xf32>
-// CHECK:         %[[B0:.*]] = uop.load %b[%{{.*}}] : vector<4xf32>
-// CHECK:         %x_3 = uop.extract %[[A]][3] : vector<4xf32>
-// CHECK:         %[[B3:.*]] = uop.load %b[%{{.*}}] : vector<4xf32>
-// CHECK-NEXT:    %[[GET:.*]] = uop.acc_get %[[ACC]] : vector<4xf32>
+// CHECK:         %y = uop.load %b[%{{.*}}] : vector<4xf32>
 // CHECK-NEXT:    %[[X0:.*]] = uop.vectorize %x, %x, %x, %x : vector<4xf32>
-// CHECK-NEXT:    %[[P0:.*]] = uop.mul %[[X0]], %[[B0]] : vector<4xf32>
-// CHECK-NEXT:    %[[S0:.*]] = uop.add %[[GET]], %[[P0]] : vector<4xf32>
-// CHECK-COUNT-2: uop.add %{{.*}} : vector<4xf32>
-// CHECK:         %[[X3:.*]] = uop.vectorize %x_3, %x_3, %x_3, %x_3 : vector<4xf32>
-// CHECK-NEXT:    %[[P3:.*]] = uop.mul %[[X3]], %[[B3]] : vector<4xf32>
-// CHECK-NEXT:    %[[S3:.*]] = uop.add %{{.*}}, %[[P3]] : vector<4xf32>
+// CHECK-NEXT:    %p = uop.mul %[[X0]], %y : vector<4xf32>
+// CHECK-COUNT-2: uop.mul %{{.*}} : vector<4xf32>
+// CHECK:         %x_3 = uop.extract %[[A]][3] : vector<4xf32>
+// CHECK:         %y_3 = uop.load %b[%{{.*}}] : vector<4xf32>
+// CHECK-NEXT:    %[[X3:.*]] = uop.vectorize %x_3, %x_3, %x_3, %x_3 : vector<4xf32>
+// CHECK-NEXT:    %p_3 = uop.mul %[[X3]], %y_3 : vector<4xf32>
+// CHECK-NEXT:    %[[S0:.*]] = uop.add %[[GET]], %p : vector<4xf32>
+// CHECK-NEXT:    %[[S1:.*]] = uop.add %[[S0]], %p_1 : vector<4xf32>
+// CHECK-NEXT:    %[[S2:.*]] = uop.add %[[S1]], %p_2 : vector<4xf32>
+// CHECK-NEXT:    %[[S3:.*]] = uop.add %[[S2]], %p_3 : vector<4xf32>
 // CHECK-NEXT:    uop.acc_set %[[ACC]], %[[S3]]
 // CHECK-NEXT:    uop.end %k
-// CHECK-NEXT:    %[[SUM:.*]] = uop.acc_get %[[ACC]] : vector<4xf32>
-// CHECK-NEXT:    uop.store %out[%{{.*}}], %[[SUM]] : vector<4xf32>
+// CHECK-NEXT:    %s = uop.acc_get %[[ACC]] : vector<4xf32>
+// CHECK-NEXT:    uop.store %out[%{{.*}}], %s : vector<4xf32>
 // CHECK-NEXT:    uop.end %j
 // CHECK-NEXT:    uop.end %i
 

@@ -1,0 +1,76 @@
+"""The register tile instantiated a row vector at a time.
+
+A store over expanded (upcast/unroll) ranges binds its innermost one, ``u``, to a ``Row``: ``width``
+consecutive values of ``u`` at once (``width`` = the target's vector lanes for the stored dtype, a power of two
+dividing u's size). Every value that depends on ``u`` is then one node per row instead of one per lane:
+
+- a *vector* value (``vector<width x T>``): a load whose lanes are consecutive in memory (one vector load), an
+  ALU op of a kind every target computes lane by lane (``vector_alu.VECTOR_KINDS``) or a cast, on vector
+  operands (a value that does not depend on ``u`` is broadcast), a reduce into a vector accumulator;
+- *lanes* (a tuple of ``width`` scalar nodes): what has no vector form here (index math, bool loads, other ALU
+  kinds, loads that are not consecutive, grouped reduces); each lane is instantiated with ``u`` bound to its
+  constant, the scalar path, and gathered (``Program.gather``) where a vector op uses it.
+
+The store of a row is one vector store when its indices are consecutive, else its lanes are stored one by one
+through the scalar path (where ``vectorize``/``vector_alu`` pack what they can, as for any copies). This is the
+form ``vectorize`` + ``vector_alu`` rebuild from the lanes, made directly: an 8x16 tile is 8 rows of nodes, not
+128 lanes packed back.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from xdsl.dialects.builtin import IndexType
+
+from kiln.dialects.alu import element_type, is_vector
+from kiln.lowering.linearize.nodes import Node, Program
+from kiln.lowering.linearize.vectorize import IndexExprs, aligned_only, consecutive
+from kiln.capabilities.description import TargetDescription
+
+
+class Row(NamedTuple):
+    """The binding of an expanded range to ``width`` consecutive values from ``start``."""
+
+    start: int
+    width: int
+
+
+RowValue = Node | tuple[Node, ...]
+"""A value under a ``Row`` binding: a vector node, a tuple of lane nodes, or a node that does not depend on the
+row (the same in every lane)."""
+
+
+class RowValues:
+    """Conversions between the forms of a row's values, and the consecutive-index test of its accesses."""
+
+    def __init__(self, program: Program, target: TargetDescription):
+        self.program = program
+        self.expr = IndexExprs()
+        self.aligned = aligned_only(target)
+
+    def lanes(self, x: RowValue, width: int) -> tuple[Node, ...]:
+        """The ``width`` scalar lanes of ``x``."""
+        if x.__class__ is tuple:
+            return x  # type: ignore[return-value]
+        assert isinstance(x, Node)
+        if is_vector(x.type):  # type: ignore[arg-type]
+            t = element_type(x.type)  # type: ignore[arg-type]
+            return tuple(self.program.node("extract", (x,), t, lane) for lane in range(width))
+        return (x,) * width
+
+    def vector(self, x: RowValue, width: int) -> Node:
+        """``x`` as one vector node (lanes gathered, a row-invariant value broadcast)."""
+        if x.__class__ is not tuple and is_vector(x.type):  # type: ignore[union-attr]
+            return x  # type: ignore[return-value]
+        return self.program.gather(self.lanes(x, width))
+
+    def consecutive(self, indices: tuple[Node, ...]) -> bool:
+        """Whether an access at ``indices`` (one per lane) is one vector access."""
+        return consecutive(self.expr, indices, self.aligned)
+
+
+def is_index(x: RowValue) -> bool:
+    """Whether a row value is index math (kept as lanes: there are no index vectors)."""
+    first = x[0] if x.__class__ is tuple else x
+    return isinstance(first.type, IndexType)  # type: ignore[union-attr]
