@@ -293,13 +293,16 @@ class Instantiator:
             self.accesses.append(Access(n, op, self._key(self.deps[v], env)))
             return n
         if row is not None:
-            assert self.rows is not None
-            operands = [self.rows.vector(x, row.width) for x in operands]
+            assert self.rows is not None and isinstance(op, AluOp | K.CastOp)
+            vectors = [self.rows.vector(x, row.width) for x in operands]
+            if isinstance(op, AluOp):
+                return self.rows.derived(p.alu(op.alu_kind, *vectors, name=name, scope=scope), operands)
+            return self.rows.derived(p.node("cast", vectors, vector_type(v.type, row.width), scope=scope, name=name), operands)
         if isinstance(op, AluOp):
             return p.alu(op.alu_kind, *operands, name=name, scope=scope)
         if isinstance(op, K.CastOp | K.BitcastOp):
             kind = "cast" if isinstance(op, K.CastOp) else "bitcast"
-            return p.node(kind, operands, vector_type(v.type, row.width) if row else v.type, scope=scope, name=name)
+            return p.node(kind, operands, v.type, scope=scope, name=name)
         raise error_at(op, f"the linearizer does not handle {op.name}")
 
     # -- rows (rows.py) ---------------------------------------------------------------------
@@ -353,6 +356,7 @@ class Instantiator:
             if width > 1 and self.rows.consecutive(part):
                 n = self.program.node("load", (ptr, part[0], *gate), vector_type(v.type, width), scope=scope, name=name)
                 if width == row.width:
+                    self.rows.sourced.add(n)
                     return n
                 lanes += self.rows.lanes(n, width)
             else:
@@ -361,14 +365,18 @@ class Instantiator:
         return tuple(lanes)
 
     def _row_store(self, op: K.StoreOp, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> bool:
-        """The store ``op`` of the row ``env`` binds as one vector store, when its indices are consecutive and
-        its gate is the same in every lane; whether it was."""
+        """The store ``op`` of the row ``env`` binds as one vector store, when its indices are consecutive, its
+        gate is the same in every lane and its value is computed from a vector (``RowValues.sourced``); whether
+        it was."""
         assert self.rows is not None and self._row is not None
         row: Row = env[self._row]  # type: ignore[assignment]
         if len(op.operands) > 3 and self._row in self.deps.get(op.operands[3], ()):
             return False
         index = trampoline.run(self.value(op.operands[1], env))
         if index.__class__ is not tuple or not self.rows.consecutive(index):  # type: ignore[arg-type]
+            return False
+        value = trampoline.run(self.value(op.operands[2], env))
+        if value not in self.rows.sourced:
             return False
         mark = self.program.unclaimed.mark()
         ptr, _, value, *gate = [trampoline.run(self.value(x, env)) for x in op.operands]
@@ -415,26 +423,35 @@ class Instantiator:
             assert isinstance(self.launch, GpuLaunch)
             env = {**env, **{g.value: (self.launch.local_ids[g.value], p.root) for g in groups}}
 
-        def combine(inner_env: dict[SSAValue, Bound], start: list[Node]) -> Walk[Node]:
-            values = []
-            for a in self._assignments(unrolled):
-                x = yield self.value(op.value, {**inner_env, **a})
-                values.append(self.rows.vector(x, row.width) if row is not None else x)  # type: ignore[union-attr]
-            return fold(lambda a, b: p.alu(kind, a, b), start + values)
-
         nest = self._nest(op, loops, groups, parent) if loops or groups else None
-        if not loops:  # only unrolled (and group) ranges: the copies combine directly
-            partial = yield combine(env, [])
-        else:
+        inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes if nest else [])}}
+        acc = read = None
+        if loops:
             assert nest is not None
             acc = p.node("define_acc", (identity,), acc_type(t), scope=parent)
+            read = p.node("acc_get", (acc,), t, scope=nest.scopes[-1])
+        values = []
+        for a in self._assignments(unrolled):
+            values.append((yield self.value(op.value, {**inner_env, **a})))
+        if row is not None:
+            assert self.rows is not None
+            if self.rows.sourced.isdisjoint(values):  # gathers only: lane by lane, as vector_alu would leave them
+                for n in (read, acc):
+                    if n is not None:
+                        p.remove(n)
+                return (yield self._lanes(op.result, env))
+            values = [self.rows.vector(x, row.width) for x in values]
+        if acc is None:  # only unrolled (and group) ranges: the copies combine directly
+            partial = fold(lambda a, b: p.alu(kind, a, b), values)
+        else:
+            assert nest is not None and read is not None
             if row is None:
                 self.accumulators.append(Access(acc, op, self._key(self.deps[op.result], env)))
-            inner_env = {**env, **{info.value: (s.index, s) for info, s in zip(loops, nest.scopes)}}
-            body = nest.scopes[-1]
-            total = yield combine(inner_env, [p.node("acc_get", (acc,), t, scope=body)])  # type: ignore[dict-item]
-            p.node("acc_set", (acc, total), None, scope=body)
+            total = fold(lambda a, b: p.alu(kind, a, b), [read, *values])
+            p.node("acc_set", (acc, total), None, scope=nest.scopes[-1])
             partial = p.node("acc_get", (acc,), t, scope=parent, after=(nest.scopes[0],), name=None if groups else name)
+        if row is not None:
+            self.rows.sourced.add(partial)
         if not groups:
             return partial
         assert nest is not None and self.grouping is not None

@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.dialects.kernel import AxisKind
@@ -171,9 +171,14 @@ WORK_OPS = frozenset({"alu", "cast", "bitcast", "load", "store"})
 
 
 def work_per_iteration(scope: Scope) -> int:
-    """ALU, conversion and memory ops one iteration of ``scope`` executes, inner loops weighted by their trips."""
-    own = sum(1 for n in scope.nodes if n.op in WORK_OPS)
+    """ALU, conversion and memory ops one iteration of ``scope`` executes, inner loops weighted by their trips;
+    a vector op counts its lanes (the scale ``PARALLEL_MIN_WORK`` was set on: the register tile's lanes)."""
+    own = sum(_lanes(n.operands[2].type if n.op == "store" else n.type) for n in scope.nodes if n.op in WORK_OPS)
     return own + sum(child.trips * work_per_iteration(child) for child in scope.children)
+
+
+def _lanes(t: Attribute | None) -> int:
+    return t.get_shape()[0] if isinstance(t, VectorType) else 1
 
 
 # ---------------------------------------------------------------------------------------------

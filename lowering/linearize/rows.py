@@ -11,17 +11,17 @@ dividing u's size). Every value that depends on ``u`` is then one node per row i
   kinds, loads that are not consecutive, grouped reduces); each lane is instantiated with ``u`` bound to its
   constant, the scalar path, and gathered (``Program.gather``) where a vector op uses it.
 
-The store of a row is one vector store when its indices are consecutive, else its lanes are stored one by one
-through the scalar path (where ``vectorize``/``vector_alu`` pack what they can, as for any copies). This is the
-form ``vectorize`` + ``vector_alu`` rebuild from the lanes, made directly: an 8x16 tile is 8 rows of nodes, not
-128 lanes packed back.
+A reduce or store whose value is only gathered lanes (no vector load or vector accumulator feeds it:
+``RowValues.sourced``) is done lane by lane instead, which is what ``vector_alu`` made of such lanes (scalar
+accumulators; a store of a ``vectorize`` of lanes). The store of a row is one vector store when its indices are
+consecutive, else its lanes are stored one by one through the scalar path (where ``vectorize``/``vector_alu``
+pack what they can, as for any copies). This is the form ``vectorize`` + ``vector_alu`` rebuild from the lanes,
+made directly: an 8x16 tile is 8 rows of nodes, not 128 lanes packed back.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
-
-from xdsl.dialects.builtin import IndexType
 
 from kiln.dialects.alu import element_type, is_vector
 from kiln.lowering.linearize.nodes import Node, Program
@@ -48,6 +48,16 @@ class RowValues:
         self.program = program
         self.expr = IndexExprs()
         self.aligned = aligned_only(target)
+        self.sourced: set[Node] = set()
+        """Vector values computed from a vector the program has (a row's vector load, a vector accumulator's
+        read), not only from gathered lanes: a reduce or store whose value is not one stays lane by lane, as
+        ``vector_alu`` leaves lanes it could only gather (scalar accumulators, a ``vectorize`` of lanes stored)."""
+
+    def derived(self, n: Node, operands: list[RowValue]) -> Node:
+        """``n``, computed from ``operands``: sourced when one of them is."""
+        if not self.sourced.isdisjoint(operands):
+            self.sourced.add(n)
+        return n
 
     def lanes(self, x: RowValue, width: int) -> tuple[Node, ...]:
         """The ``width`` scalar lanes of ``x``."""
@@ -69,8 +79,3 @@ class RowValues:
         """Whether an access at ``indices`` (one per lane) is one vector access."""
         return consecutive(self.expr, indices, self.aligned)
 
-
-def is_index(x: RowValue) -> bool:
-    """Whether a row value is index math (kept as lanes: there are no index vectors)."""
-    first = x[0] if x.__class__ is tuple else x
-    return isinstance(first.type, IndexType)  # type: ignore[union-attr]
