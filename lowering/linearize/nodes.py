@@ -125,7 +125,7 @@ class Program:
         return n
 
     def const(self, value: int | float, type: Attribute) -> Node:
-        attr = FloatAttr(float(value), type) if is_float(type) else _integer_attr(int(value), type)  # type: ignore[arg-type]
+        attr = _float_attr(float(value).hex(), type) if is_float(type) else _integer_attr(int(value), type)  # type: ignore[arg-type]
         return self.node("const", (), type, attr)
 
     def index(self, value: int) -> Node:
@@ -237,6 +237,12 @@ def _integer_attr(value: int, type: Attribute) -> IntegerAttr:
 def vector_type(element: Attribute, lanes: int) -> VectorType:
     """``vector<lanes x element>``."""
     return VectorType(element, [lanes])
+
+
+@functools.lru_cache(maxsize=4096)
+def _float_attr(value: str, type: Attribute) -> FloatAttr:
+    """``value`` given as ``float.hex`` text: as a key it keeps -0.0 apart from 0.0."""
+    return FloatAttr(float.fromhex(value), type)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=256)

@@ -89,10 +89,29 @@ def aligned_only(target: TargetDescription) -> bool:
 def consecutive(expr: IndexExprs, indices: Sequence[Node], aligned: bool) -> bool:
     """Whether ``indices`` are provably ``i0, i0 + 1, ...`` (and i0 a multiple of their number, when
     ``aligned``)."""
-    base = expr(indices[0])
+    first = indices[0]
+    base = expr(first)
     if aligned and S.cmod(base, len(indices)) != S.Const(0):
         return False
-    return all(S.sub(expr(n), base) == S.Const(lane) for lane, n in enumerate(indices))
+    return all(_offset(n, first) == lane or S.sub(expr(n), base) == S.Const(lane) for lane, n in enumerate(indices))
+
+
+def _offset(a: Node, b: Node) -> int | None:
+    """``a - b`` when the nodes show it (sums that differ in one constant term), else None: the symbolic engine's
+    answer for a tile's lanes at a fraction of its cost (a lane's index is its neighbour's plus a constant)."""
+    while a is not b:
+        if a.op == "const" and b.op == "const":
+            ca, cb = const_value(a), const_value(b)
+            return None if ca is None or cb is None else ca - cb
+        if not (a.op == b.op == "alu" and a.attr == b.attr == "add"):
+            return None
+        if a.operands[0] is b.operands[0]:
+            a, b = a.operands[1], b.operands[1]
+        elif a.operands[1] is b.operands[1]:
+            a, b = a.operands[0], b.operands[0]
+        else:
+            return None
+    return 0
 
 
 def _shape(n: Node) -> tuple[Node, tuple[Node, ...]]:
