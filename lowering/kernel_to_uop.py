@@ -5,8 +5,9 @@ The steps live in ``kiln.lowering.linearize``: ``instantiate`` places each kerne
 (loops, accumulators for reduces, copies for upcast/unroll ranges), ``launch`` maps the outer ranges to the
 target (CPU thread slice and loops, or GPU ids with guards), ``group`` combines the partials of reduces over
 ``group_reduce`` ranges across a GPU workgroup (local memory and barriers; its docstring states the kernel-level
-contract), ``vectorize`` merges consecutive lanes into vector loads/stores, ``vector_alu`` the ALU and accumulators of
-the lanes into vector ops, and ``emit`` writes the ops in
+contract), ``rows`` makes a register tile's rows vector values from the start, ``vectorize`` merges consecutive
+lanes that remain (the lane path) into vector loads/stores, ``vector_alu`` their ALU and accumulators into vector
+ops, and ``emit`` writes the ops in
 dependency order. See docs/internals.md for the contract.
 """
 

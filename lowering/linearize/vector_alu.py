@@ -1,5 +1,8 @@
 """Vector ALU from the lanes of an expanded range: the register tile as vector IR.
 
+The instantiator makes most tiles vector rows directly (``rows.py``); this packs, the same way, the lanes its lane
+path still makes (tensor-core kernels, stores whose indices are not consecutive along the row's range).
+
 After ``vectorize.py`` the copies an upcast makes still compute lane by lane: a 4x16 matmul tile is 64 scalar
 accumulators, each with its own ``acc_get``/``mul``/``add``/``acc_set`` per k step, fed by ``extract``s of the
 vector loads. Every later pass walks those scalar uops, and LLVM's SLP vectorizer rebuilds the vectors.
