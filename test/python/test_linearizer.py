@@ -307,6 +307,39 @@ kernel.kernel @strided(%x: !kernel.buffer<16xf32>, %out: !kernel.buffer<16xf32>)
     np.testing.assert_array_equal(out[[0, 1, 2, 3, 8, 9, 10, 11]], x[[0, 2, 4, 6, 1, 3, 5, 7]])
 
 
+def test_a_reduce_of_gathered_lanes_keeps_scalar_accumulators() -> None:
+    """A stride-2 max pool's row: its loads are not consecutive, so the row instantiation leaves the reduce lane
+    by lane (scalar accumulators, as vector_alu leaves gathers) and stores the gathered results as one vector."""
+    k = linearize(
+        """
+kernel.kernel @pool(%x: !kernel.buffer<2x16xf32>, %out: !kernel.buffer<2x4xf32>) attributes {symbols = []} {
+  %c2 = kernel.const 2 : index
+  %c4 = kernel.const 4 : index
+  %c8 = kernel.const 8 : index
+  %c16 = kernel.const 16 : index
+  %i = kernel.range %c2 global
+  %u = kernel.range %c4 upcast
+  %w = kernel.range %c2 reduce
+  %u2 = kernel.mul %u, %c2 : index
+  %i16 = kernel.mul %i, %c16 : index
+  %row = kernel.add %i16, %u2 : index
+  %idx = kernel.add %row, %w : index
+  %v = kernel.load %x[%idx] : f32
+  %m = kernel.reduce max %v over %w : f32
+  %i4 = kernel.mul %i, %c4 : index
+  %o = kernel.add %i4, %u : index
+  kernel.store %out[%o], %m
+}"""
+    )
+    accs = [op for op in ops_of(k) if isinstance(op, U.DefineAccOp)]
+    assert len(accs) == 4 and not any(is_vector(op.operands[0].type) for op in accs)
+    (store,) = [op for op in ops_of(k) if isinstance(op, U.StoreOp)]
+    assert is_vector(store.value.type)
+    x, out = f32(32), np.zeros(8, np.float32)
+    launch(k, [x, out])
+    np.testing.assert_array_equal(out, x.reshape(2, 8, 2)[:, :4].max(axis=-1).reshape(-1))
+
+
 def test_reduce_over_unroll_only_combines_copies() -> None:
     k = linearize(
         """
