@@ -4,12 +4,16 @@ The function follows the CPU calling convention (docs/internals.md): the ``uop.p
 (a buffer is ``T *restrict``, ``const`` when the kernel never stores to it; ``index`` is ``int64_t``), then
 ``int64_t core_start, int64_t core_end``. The kernel's attributes (``symbols``, ``core_extent``,
 ``core_work``, ...) move to the function unchanged. Range/end and if/endif brackets become ``cstyle.for`` and
-``cstyle.if`` regions, accumulators become local variables. Float vectors (2-16 lanes of f32/f64) stay C
-vectors where C has the operation: loads, stores, accumulators, ``add sub mul div neg recip max min``, and
-``uop.vectorize``/``uop.const`` as vector literals, so that an upcast register tile reaches the C compiler as
-the few vector statements it is (kernel-optimize's tiles), not as many scalars for gcc's SLP vectorizer to
-pack back (slowly, and not always well). Any other op takes such a value lane by lane (``cstyle.extract``),
-and other vectors are scalarized: a ``vector<4xi32>`` value is four C scalars, its load four loads.
+``cstyle.if`` regions, accumulators become local variables. Vectors of 2-16 lanes of f32, f64, i32, i64, ui32
+or ui64 stay C vectors where C has the operation: loads, stores, accumulators, float ``add sub mul div neg recip
+max min``, integer ``add sub mul neg`` (wrapping, in the unsigned vector type), ``and or xor``, shifts by a
+constant within the width, comparisons (a ``vector<8xi1>`` is held as the C lane mask, ``vector<8xi32>`` of -1
+and 0), ``where`` on such a mask (``kiln_where``), bitcasts, and ``uop.vectorize``/``uop.const`` as vector
+literals. So an upcast register tile reaches the C compiler as the few vector statements it is (kernel-optimize's
+tiles), and ``uop-decompose``'s software ``exp`` of a vector as vector code, not as many scalars for gcc's SLP
+vectorizer to pack back (slowly, and not always well). Any other op takes such a value lane by lane
+(``cstyle.extract``; a mask's lane is ``!= 0``), and other vectors are scalarized: a ``vector<4xi8>`` value is
+four C scalars, its load four loads.
 
 Every ALU op, cast and constant is rewritten so that C computes exactly kiln's meaning, never C's undefined
 behaviour (docs/dialects/cstyle.md has the table):
@@ -36,7 +40,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from kiln.dialects import cstyle, uop
-from kiln.dialects.alu import ALU_OPS, AluOp, element_type, lanes
+from kiln.dialects.alu import ALU_OPS, AluOp, element_type, is_vector, lanes
 from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
 from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
@@ -80,8 +84,12 @@ class ConvertUopToCStyle(ConvertUopToTarget):
             Rewriter.replace_op(kernel, _KernelConverter(kernel).convert())
 
 
-_VECTOR_KINDS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "neg": "-", "recip": "/", "max": "", "min": ""}
+_FLOAT_VECTOR_KINDS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "neg": "-", "recip": "/", "max": "", "min": ""}
 """Float ALU kinds C computes on whole vectors: an operator (``recip`` is ``1 / x``), or ``kiln_max``/``min``."""
+_WRAPPING_VECTOR_KINDS = {"add": "+", "sub": "-", "mul": "*", "neg": "-"}
+"""Integer ALU kinds C computes on whole vectors in the unsigned type (where they wrap)."""
+_BITWISE_KINDS = {"and": "&", "or": "|", "xor": "^"}
+_COMPARISON_KINDS = {"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}
 
 
 class _Lanes(dict):
@@ -93,9 +101,14 @@ class _Lanes(dict):
         self.converter = converter
 
     def __missing__(self, value: SSAValue) -> list[SSAValue]:
-        vector = self.converter.vectors[value]
+        c = self.converter
+        vector = c.vectors[value]
         assert isinstance(vector.type, VectorType)
-        return [self.converter._add(cstyle.ExtractOp(vector, k)).result for k in range(vector.type.get_shape()[0])]
+        lanes = [c._add(cstyle.ExtractOp(vector, k)).result for k in range(vector.type.get_shape()[0])]
+        if is_bool(element_type(value.type)):  # a comparison's lane mask: -1 or 0
+            zero = c._literal(0, vector.type.get_element_type())
+            return [c._binary("!=", lane, zero) for lane in lanes]
+        return lanes
 
 
 class _KernelConverter(KernelConverter):
@@ -173,7 +186,7 @@ class _KernelConverter(KernelConverter):
                 super()._convert_op(op)  # the lanes, for scalar users; vector users share one vector literal
                 self._define_vector(op, self._add(cstyle.VectorOp(self.lanes[op.results[0]], op.results[0].type)))
             case uop.ExtractOp() if op.vector not in self.lanes:  # held as a vector alone (not a literal's lanes)
-                self._define(op, [self._add(cstyle.ExtractOp(self.vectors[op.vector], op.lane.value.data)).result])
+                self._define(op, [self.lanes[op.vector][op.lane.value.data]])
             case uop.LoadOp() if cstyle.is_vector_type(op.result.type):
                 gate = self._scalar(op.gate) if op.gate is not None else None
                 load = cstyle.LoadOp(self._scalar(op.ptr), self._scalar(op.index), gate, op.result.type)
@@ -190,23 +203,45 @@ class _KernelConverter(KernelConverter):
                 self._define_vector(op, self._add(cstyle.ReadOp(self.vector_vars[op.acc])))
             case uop.AccSetOp() if op.acc in self.vector_vars:
                 self._add(cstyle.AssignOp(self.vector_vars[op.acc], self._vector(op.value)))
-            case AluOp() if self._is_vector_alu(op):
-                self._define_vector(op, self._vector_alu(op).owner)
+            case uop.BitcastOp() if cstyle.is_vector_type(op.input.type) and cstyle.is_vector_type(op.result.type):
+                self._define_vector(op, self._add(cstyle.BitcastOp(self._vector(op.input), op.result.type)))
+            case AluOp():
+                result = self._vector_alu(op)
+                if result is None:
+                    return False
+                self._define_vector(op, result.owner)
             case _:
                 return False
         return True
 
-    def _is_vector_alu(self, op: AluOp) -> bool:
-        t = op.results[0].type
-        return (
-            op.alu_kind in _VECTOR_KINDS
-            and cstyle.is_vector_type(t)
-            and all(v.type == t for v in op.operands)
-        )
+    def _vector_alu(self, op: AluOp) -> SSAValue | None:
+        """``op`` on whole C vectors, or None where C has no vector form of it (the op then goes lane by lane)."""
+        kind, t, operands = op.alu_kind, op.results[0].type, list(op.operands)
+        if kind in _COMPARISON_KINDS:
+            compared = operands[0].type
+            if not cstyle.is_vector_type(compared):
+                return None
+            return self._binary(_COMPARISON_KINDS[kind], *(self._vector(v) for v in operands))
+        if kind == "where":
+            mask = self.vectors.get(operands[0])
+            if not cstyle.is_vector_type(t) or mask is None or mask.type != cstyle.mask_type(t):
+                return None
+            return self._call(f"kiln_where_{cstyle.vector_tag(t)}", mask, *(self._vector(v) for v in operands[1:]))
+        if is_vector(t) and is_bool(element_type(t)):  # lane masks: bitwise operators on masks of one type
+            masks = [self.vectors.get(v) for v in operands]
+            if kind not in _BITWISE_KINDS or None in masks or len({m.type for m in masks}) != 1:
+                return None
+            return self._binary(_BITWISE_KINDS[kind], *masks)
+        if not cstyle.is_vector_type(t) or any(v.type != t for v in operands):
+            return None
+        if is_float(t.get_element_type()):
+            return self._float_vector_alu(kind, t, operands)
+        return self._int_vector_alu(kind, t, operands)
 
-    def _vector_alu(self, op: AluOp) -> SSAValue:
-        kind, t = op.alu_kind, op.results[0].type
-        xs = [self._vector(v) for v in op.operands]
+    def _float_vector_alu(self, kind: str, t: VectorType, operands: list[SSAValue]) -> SSAValue | None:
+        if kind not in _FLOAT_VECTOR_KINDS:
+            return None
+        xs = [self._vector(v) for v in operands]
         if kind == "neg":
             return self._unary("-", xs[0])
         if kind == "recip":
@@ -214,7 +249,31 @@ class _KernelConverter(KernelConverter):
             return self._binary("/", self._add(cstyle.VectorOp([one] * t.get_shape()[0], t)).result, xs[0])
         if kind in ("max", "min"):
             return self._call(f"kiln_{kind}_{cstyle.vector_tag(t)}", *xs)
-        return self._binary(_VECTOR_KINDS[kind], *xs)
+        return self._binary(_FLOAT_VECTOR_KINDS[kind], *xs)
+
+    def _int_vector_alu(self, kind: str, t: VectorType, operands: list[SSAValue]) -> SSAValue | None:
+        """Integer vector ops that C computes as kiln means them: wrapping arithmetic in the unsigned vector type,
+        bitwise operators, and shifts by a constant count below the width (C leaves larger ones undefined)."""
+        width = bitwidth(t.get_element_type())
+        if kind in ("shl", "shr"):
+            count = operands[1].owner
+            numbers = set(self._const_numbers(count)) if isinstance(count, uop.ConstOp) else set()
+            if len(numbers) != 1 or not 0 <= next(iter(numbers)) < width:
+                return None
+        elif kind not in _WRAPPING_VECTOR_KINDS and kind not in _BITWISE_KINDS:
+            return None
+        xs = [self._vector(v) for v in operands]
+        if kind in _BITWISE_KINDS:
+            return self._binary(_BITWISE_KINDS[kind], *xs)
+        if kind == "shr":  # arithmetic for signed lanes, as kiln's shr
+            return self._binary(">>", *xs)
+        unsigned = VectorType(DTYPES[f"ui{width}"], t.get_shape())
+        ws = [self._bitcast(x, unsigned) for x in xs]
+        if kind == "neg":
+            r = self._unary("-", ws[0])
+        else:
+            r = self._binary("<<" if kind == "shl" else _WRAPPING_VECTOR_KINDS[kind], *ws)
+        return self._bitcast(r, t)
 
     def _vector(self, value: SSAValue) -> SSAValue:
         """The C vector of the uop value ``value``: the one it is held as, else one made here of its lanes."""
@@ -289,7 +348,7 @@ class _KernelConverter(KernelConverter):
         return self._cast(x, dst)
 
     def _bitcast(self, x: SSAValue, dst: Attribute) -> SSAValue:
-        return self._add(cstyle.BitcastOp(x, dst)).result
+        return x if x.type == dst else self._add(cstyle.BitcastOp(x, dst)).result
 
     # -- ALU ------------------------------------------------------------------------------------
 

@@ -69,22 +69,18 @@ uop.kernel @gates attributes {symbols = []} {
   uop.endif
 }
 
-// Vectors C has no vector type for (integers here; f32/f64 stay vectors: vectors.mlir) are scalarized: one
-// value per lane; a vector access touches consecutive elements.
+// Integer vectors stay C vectors; their wrapping add is computed in the unsigned vector type (bitcasts keep the
+// bits); lanes by subscript. (f32/f64 and the exp's ops: vectors.mlir.)
 // CHECK-LABEL: cstyle.func c @vectors(
-// CHECK-NEXT:    %[[ONE:.*]] = cstyle.literal 1 : i64
-// CHECK-NEXT:    %[[I1:.*]] = cstyle.binary "+" %core_start, %[[ONE]] : i64
-// CHECK-NEXT:    %v = cstyle.load %x[%core_start] : i32
-// CHECK-NEXT:    %[[V1:.*]] = cstyle.load %x[%[[I1]]] : i32
-// CHECK-NEXT:    %[[S:.*]] = cstyle.cast %v : i32 -> ui32
-// CHECK-NEXT:    %[[S2:.*]] = cstyle.cast %v : i32 -> ui32
-// CHECK-NEXT:    %[[S3:.*]] = cstyle.binary "+" %[[S]], %[[S2]] : ui32
-// CHECK-NEXT:    %s = cstyle.cast %[[S3]] : ui32 -> i32
-// CHECK:         %[[S1:.*]] = cstyle.cast %{{.*}} : ui32 -> i32
-// CHECK-NEXT:    %[[ONE2:.*]] = cstyle.literal 1 : i64
-// CHECK-NEXT:    %[[J1:.*]] = cstyle.binary "+" %core_start, %[[ONE2]] : i64
-// CHECK-NEXT:    cstyle.store %out[%core_start] = %[[S1]]
-// CHECK-NEXT:    cstyle.store %out[%[[J1]]] = %s
+// CHECK-NEXT:    %v = cstyle.load %x[%core_start] : vector<2xi32>
+// CHECK-NEXT:    %[[A:.*]] = cstyle.bitcast %v : vector<2xi32> -> vector<2xui32>
+// CHECK-NEXT:    %[[B:.*]] = cstyle.bitcast %v : vector<2xi32> -> vector<2xui32>
+// CHECK-NEXT:    %[[S:.*]] = cstyle.binary "+" %[[A]], %[[B]] : vector<2xui32>
+// CHECK-NEXT:    %s = cstyle.bitcast %[[S]] : vector<2xui32> -> vector<2xi32>
+// CHECK-NEXT:    %hi = cstyle.extract %s[1] : vector<2xi32>
+// CHECK-NEXT:    %lo = cstyle.extract %s[0] : vector<2xi32>
+// CHECK-NEXT:    %swapped = cstyle.vector %hi, %lo : vector<2xi32>
+// CHECK-NEXT:    cstyle.store %out[%core_start] = %swapped : vector<2xi32>
 uop.kernel @vectors attributes {symbols = []} {
   %x = uop.param 0 : !uop.ptr<i32>
   %out = uop.param 1 : !uop.ptr<i32>
