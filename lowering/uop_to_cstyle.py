@@ -406,17 +406,19 @@ class _KernelConverter(KernelConverter):
         return any(self._variable(acc).owner.parent_block() is not self.block for acc in read & written)
 
     def _lone_step(self, op: AluOp) -> bool:
-        """Whether ``op`` is the only max/min of its kind stepping an accumulator in its loop's body. Several (a
-        pool's upcast output lanes, each its own accumulator) are independent chains that gcc's SLP vectorizer
-        packs into one vector max in the bit-mask form (``kiln_max_f32``), where ``kiln_running_max_f32``'s branch
-        keeps each lane scalar: SqueezeNet's 3x3/2 max pool over 8 lanes, 1.88 ms against 0.37 ms on one core."""
+        """Whether ``op`` is not one of several max/min of its kind that step accumulators with plain loads in
+        its loop's body. Several (a pool's upcast output lanes, each its own accumulator) are independent chains
+        that gcc's SLP vectorizer packs into one vector max in the bit-mask form (``kiln_max_f32``), where
+        ``kiln_running_max_f32``'s branch keeps each lane scalar: SqueezeNet's 3x3/2 max pool over 8 lanes,
+        1.88 ms against 0.37 ms on one core. Gated loads (a padded pool) stay branches SLP cannot pack, and
+        there the running form is faster (ShuffleNet's padded 3x3/2 pool: 343 against 497 us at best)."""
         scope, steps = self._accumulator_steps
-        return steps[(scope.get(op), op.alu_kind)] <= 1
+        return op not in scope or steps[(scope[op], op.alu_kind)] <= 1
 
     @functools.cached_property
     def _accumulator_steps(self) -> tuple[dict[Operation, Operation | None], Counter]:
-        """Each max/min that reads and writes one accumulator: its innermost loop (``uop.range``), and how many
-        such ops of each kind each loop's body has."""
+        """Each max/min that reads and writes one accumulator and takes an ungated load: its innermost loop
+        (``uop.range``), and how many such ops of each kind each loop's body has."""
         scope: dict[Operation, Operation | None] = {}
         steps: Counter = Counter()
         loops: list[Operation] = []
@@ -427,7 +429,9 @@ class _KernelConverter(KernelConverter):
                 loops.pop()
             elif isinstance(o, AluOp) and o.alu_kind in ("max", "min"):
                 read = {v.owner.acc for v in o.operands if isinstance(v.owner, uop.AccGetOp)}
-                if any(isinstance(u.operation, uop.AccSetOp) and u.operation.acc in read for u in o.results[0].uses):
+                loaded = any(isinstance(v.owner, uop.LoadOp) and v.owner.gate is None for v in o.operands)
+                sets = {u.operation.acc for u in o.results[0].uses if isinstance(u.operation, uop.AccSetOp)}
+                if loaded and not sets.isdisjoint(read):
                     scope[o] = loops[-1] if loops else None
                     steps[(scope[o], o.alu_kind)] += 1
         return scope, steps

@@ -161,3 +161,34 @@ uop.kernel @poollanes attributes {symbols = []} {
   uop.store %out[%lo], %r0
   uop.store %out[%one], %r1
 }
+
+// With gated loads (a padded pool) the steps stay branches gcc's SLP cannot pack: kiln_running_max_f32.
+// CHECK-LABEL: cstyle.func c @gatedlanes(
+// CHECK:             %n0 = cstyle.call @kiln_running_max_f32(%c0, %v0) : (f32, f32) -> f32
+// CHECK:             %n1 = cstyle.call @kiln_running_max_f32(%c1, %v1) : (f32, f32) -> f32
+uop.kernel @gatedlanes attributes {symbols = []} {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %lo = uop.special core_start : index
+  %hi = uop.special core_end : index
+  %one = uop.const 1 : index
+  %ninf = uop.const 0xFF800000 : f32
+  %a0 = uop.define_acc %ninf : f32
+  %a1 = uop.define_acc %ninf : f32
+  %k = uop.range %lo, %hi : index
+  %k1 = uop.add %k, %one : index
+  %in = uop.cmplt %lo, %k : index
+  %v0 = uop.load %x[%k], %in : f32
+  %v1 = uop.load %x[%k1], %in : f32
+  %c0 = uop.acc_get %a0 : f32
+  %n0 = uop.max %c0, %v0 : f32
+  uop.acc_set %a0, %n0
+  %c1 = uop.acc_get %a1 : f32
+  %n1 = uop.max %c1, %v1 : f32
+  uop.acc_set %a1, %n1
+  uop.end %k
+  %r0 = uop.acc_get %a0 : f32
+  %r1 = uop.acc_get %a1 : f32
+  uop.store %out[%lo], %r0
+  uop.store %out[%one], %r1
+}
