@@ -17,7 +17,9 @@ Applied where all of these hold (otherwise the kernel is left as it is):
   operands from outside the loops); it has the store's type and costs at least ``STASH_COST`` (a math
   function such as ``exp`` counts ``FUNCTION_COST``, other ALU ops on values 1, index arithmetic 0): reloading is not worth a load and a sub.
   A stored ``uop.vectorize`` of upcast lanes is stashed lane by lane (``L1`` stores the vector of the lanes'
-  twins, ``L2`` loads it and extracts the lanes) when every lane has such a value;
+  twins, ``L2`` loads it and extracts the lanes) when every lane has such a value; where ``L1`` computes them as
+  one vector op (softmax's exp of a vector on the CPUs, while ``L2`` divides lane by lane), each lane of it is
+  keyed as its scalar computation and the vector itself is stored;
 - ``I(r)`` is affine in ``r`` with a step of at least the stored width (distinct iterations, distinct slots),
   and what it uses from outside ``L2`` is defined before ``L1``;
 - the kernel shares no local memory and has no barriers (a workgroup's cooperating threads could see each
