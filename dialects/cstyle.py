@@ -6,10 +6,12 @@ C-like languages, so a CUDA C flavour can reuse them). Statements (``for``, ``if
 which are printed inline. Mutable locals are explicit: ``cstyle.decl`` makes a ``!cstyle.var<T>``,
 ``cstyle.read``/``cstyle.assign`` use it.
 
-Float vectors (``vector<8xf32>``: 2, 4, 8 or 16 lanes of f32 or f64) are values too, C's vector extension
-types (``kiln_f32x8``, gcc and clang ``vector_size``): loaded, stored, held in variables, combined by the
-arithmetic operators and ``kiln_max``/``kiln_min``, built from scalars (``cstyle.vector``) and taken apart
-(``cstyle.extract``). Everything else works on scalars.
+Vectors (``vector<8xf32>``: 2, 4, 8 or 16 lanes of f32, f64, i32, i64, ui32 or ui64) are values too, C's
+vector extension types (``kiln_f32x8``, gcc and clang ``vector_size``): loaded, stored, held in variables,
+combined by the arithmetic operators (integers: ``+ - *``, bitwise operators and shifts too), compared into lane
+masks (``a < b`` is a ``vector<8xi32>`` of -1 where true, 0 where false: ``mask_type``), chosen between with
+``kiln_where``, reinterpreted by ``cstyle.bitcast`` (same size), combined by ``kiln_max``/``kiln_min`` (float),
+built from scalars (``cstyle.vector``) and taken apart (``cstyle.extract``). Everything else works on scalars.
 
 The verifiers make the emitted C mean what the IR says: arithmetic operators only take types C does not promote
 (``int32_t``, ``int64_t``, their unsigned twins, ``float``, ``double``; narrower integers are converted
@@ -74,7 +76,7 @@ def is_value_type(t: Attribute) -> bool:
     return is_dtype(t)
 
 
-VECTOR_ELEMENTS = frozenset({DTYPES["f32"], DTYPES["f64"]})
+VECTOR_ELEMENTS = frozenset(DTYPES[n] for n in ("f32", "f64", "i32", "i64", "ui32", "ui64"))
 """The element types of C vector values."""
 
 VECTOR_LANES = (2, 4, 8, 16)
@@ -82,7 +84,7 @@ VECTOR_LANES = (2, 4, 8, 16)
 
 
 def is_vector_type(t: Attribute) -> bool:
-    """A C vector value type: a one-dimensional ``vector`` of 2, 4, 8 or 16 f32 or f64 (``kiln_f32x8``)."""
+    """A C vector value type: a one-dimensional ``vector`` of 2, 4, 8 or 16 ``VECTOR_ELEMENTS`` (``kiln_f32x8``)."""
     return (
         isinstance(t, VectorType)
         and t.get_num_dims() == 1
@@ -95,6 +97,18 @@ def is_vector_type(t: Attribute) -> bool:
 def vector_types() -> list[VectorType]:
     """Every C vector value type."""
     return [VectorType(e, [n]) for e in sorted(VECTOR_ELEMENTS, key=dtype_name) for n in VECTOR_LANES]
+
+
+def mask_type(t: VectorType) -> VectorType:
+    """What C's comparison of two ``t`` vectors gives: the signed integers of the lanes' width, -1 or 0 per lane."""
+    return VectorType(DTYPES[f"i{bitwidth(t.get_element_type())}"], t.get_shape())
+
+
+def vector_bits(t: Attribute) -> int:
+    """The width of a scalar, or of a whole vector, in bits."""
+    if isinstance(t, VectorType):
+        return t.get_shape()[0] * bitwidth(t.get_element_type())
+    return bitwidth(t)
 
 
 def vector_tag(t: VectorType) -> str:
@@ -204,8 +218,10 @@ def _library() -> dict[str, CFunction]:
                                  f"kiln_{kind}_{n} for a reduction's accumulator in its loop"))
     for v in vector_types():
         n = vector_tag(v)
-        out.append(CFunction(f"kiln_max_{n}", (v, v), v, None, "the larger lane of each pair; nan if either is nan"))
-        out.append(CFunction(f"kiln_min_{n}", (v, v), v, None, "the smaller lane of each pair; nan if either is nan"))
+        out.append(CFunction(f"kiln_where_{n}", (mask_type(v), v, v), v, None, "per lane: mask ? a : b"))
+        if is_float(v.get_element_type()):
+            out.append(CFunction(f"kiln_max_{n}", (v, v), v, None, "the larger lane of each pair; nan if either is nan"))
+            out.append(CFunction(f"kiln_min_{n}", (v, v), v, None, "the smaller lane of each pair; nan if either is nan"))
     for t in (f16, bf16):
         n = dtype_name(t)
         out.append(CFunction(f"kiln_{n}_to_f32", (t,), f32, None, f"{n} -> f32 (exact)"))
@@ -427,12 +443,21 @@ LiteralOp = target_ops.make_literal_op(
     ``cstyle.literal true``; not of a storage-only type (convert an f32 literal instead).""",
 )  # fmt: skip
 def _check_vector_operator(operator: str, kind: str, t: Attribute) -> bool:
-    """Whether ``t`` is a vector type, which only the arithmetic operators (``+ - * /``, unary ``-``) take."""
+    """Whether ``t`` is a vector type, and then that ``operator`` takes it: float vectors the arithmetic operators
+    and comparisons, integer vectors those but ``/`` (a zero lane is undefined) and the bitwise ones and shifts."""
     if not is_vector_type(t):
         return False
-    if kind != ARITHMETIC:
-        raise VerifyException(f"operator '{operator}' does not take vectors ({t}); only + - * / do")
+    assert isinstance(t, VectorType)
+    allowed = (ARITHMETIC, COMPARISON) if is_float(t.get_element_type()) else (ARITHMETIC, COMPARISON, BITWISE, SHIFT)
+    if kind not in allowed or (operator == "/" and not is_float(t.get_element_type())):
+        raise VerifyException(f"operator '{operator}' does not take {t}")
     return True
+
+
+def _binary_result_type(operator: str, t: Attribute) -> Attribute:
+    if BINARY_OPERATORS.get(operator) == COMPARISON and isinstance(t, VectorType):
+        return mask_type(t)
+    return i1 if BINARY_OPERATORS.get(operator) in (COMPARISON, LOGICAL) else t
 
 
 def _check_unary_operand(operator: str, t: Attribute) -> None:
@@ -469,10 +494,11 @@ def _check_binary_constants(op: IRDLOperation, operator: str, t: Attribute) -> N
 
 BinaryOp = target_ops.make_binary_op(
     "cstyle", IN_FUNC, operators=BINARY_OPERATORS,
-    result_type=lambda operator, t: i1 if BINARY_OPERATORS.get(operator) in (COMPARISON, LOGICAL) else t,
+    result_type=_binary_result_type,
     check_operands=_check_binary_operands, check_constants=_check_binary_constants,
     doc="""``%r = cstyle.binary "+" %a, %b : f32``: ``a + b``; comparisons and ``&&``/``||`` give i1. The type
-    after ``:`` is the operands' type; ``+ - * /`` also take two float vectors of one type (lane by lane).""",
+    after ``:`` is the operands' type. Two vectors of one type go lane by lane (see ``_check_vector_operator``);
+    their comparison gives a lane mask (``mask_type``).""",
 )  # fmt: skip
 CastOp = target_ops.make_conversion_op(
     "cstyle", "cast", IN_FUNC, check=_check_computable,
@@ -482,13 +508,15 @@ CastOp = target_ops.make_conversion_op(
 
 
 def _check_same_width(op: IRDLOperation, src: Attribute, dst: Attribute) -> None:
-    if is_bool(src) or is_bool(dst) or bitwidth(src) != bitwidth(dst):
+    vectors = isinstance(src, VectorType), isinstance(dst, VectorType)
+    if is_bool(src) or is_bool(dst) or vectors[0] != vectors[1] or vector_bits(src) != vector_bits(dst):
         raise VerifyException(f"{op.name} needs two non-i1 types of one width, got {src} -> {dst}")
 
 
 BitcastOp = target_ops.make_conversion_op(
-    "cstyle", "bitcast", IN_FUNC, check=_check_value_type, check_pair=_check_same_width,
-    doc="""``%r = cstyle.bitcast %x : f32 -> i32``: the same bits read as another type of the same width.""",
+    "cstyle", "bitcast", IN_FUNC, check=_check_value_or_vector, check_pair=_check_same_width,
+    doc="""``%r = cstyle.bitcast %x : f32 -> i32``: the same bits read as another type of the same width (also a
+    vector as another vector type of the same size: ``vector<8xf32> -> vector<8xi32>``).""",
 )  # fmt: skip
 
 
@@ -534,7 +562,7 @@ class VectorOp(IRDLOperation):
     def verify_(self) -> None:
         t = self.result.type
         if not is_vector_type(t):
-            raise VerifyException(f"cstyle.vector makes a vector of 2, 4, 8 or 16 f32 or f64, not {t}")
+            raise VerifyException(f"cstyle.vector makes a C vector type (2, 4, 8 or 16 lanes), not {t}")
         assert isinstance(t, VectorType)
         if len(self.elements) != t.get_shape()[0]:
             raise VerifyException(f"cstyle.vector of {t} needs {t.get_shape()[0]} elements, got {len(self.elements)}")
@@ -578,7 +606,7 @@ class ExtractOp(IRDLOperation):
     def verify_(self) -> None:
         t = self.vector.type
         if not is_vector_type(t):
-            raise VerifyException(f"cstyle.extract takes a vector of f32 or f64, not {t}")
+            raise VerifyException(f"cstyle.extract takes a C vector type, not {t}")
         assert isinstance(t, VectorType)
         if not 0 <= self.lane.data < t.get_shape()[0]:
             raise VerifyException(f"cstyle.extract lane {self.lane.data} is outside {t}")
@@ -633,6 +661,8 @@ __all__ = [
     "VECTOR_ELEMENTS",
     "VECTOR_LANES",
     "is_vector_type",
+    "mask_type",
+    "vector_bits",
     "vector_tag",
     "vector_types",
 ]

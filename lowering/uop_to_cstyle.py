@@ -4,12 +4,16 @@ The function follows the CPU calling convention (docs/internals.md): the ``uop.p
 (a buffer is ``T *restrict``, ``const`` when the kernel never stores to it; ``index`` is ``int64_t``), then
 ``int64_t core_start, int64_t core_end``. The kernel's attributes (``symbols``, ``core_extent``,
 ``core_work``, ...) move to the function unchanged. Range/end and if/endif brackets become ``cstyle.for`` and
-``cstyle.if`` regions, accumulators become local variables. Float vectors (2-16 lanes of f32/f64) stay C
-vectors where C has the operation: loads, stores, accumulators, ``add sub mul div neg recip max min``, and
-``uop.vectorize``/``uop.const`` as vector literals, so that an upcast register tile reaches the C compiler as
-the few vector statements it is (kernel-optimize's tiles), not as many scalars for gcc's SLP vectorizer to
-pack back (slowly, and not always well). Any other op takes such a value lane by lane (``cstyle.extract``),
-and other vectors are scalarized: a ``vector<4xi32>`` value is four C scalars, its load four loads.
+``cstyle.if`` regions, accumulators become local variables. Vectors of 2-16 lanes of f32, f64, i32, i64, ui32
+or ui64 stay C vectors where C has the operation: loads, stores, accumulators, float ``add sub mul div neg recip
+max min``, integer ``add sub mul neg`` (wrapping, in the unsigned vector type), ``and or xor``, shifts by a
+constant within the width, comparisons (a ``vector<8xi1>`` is held as the C lane mask, ``vector<8xi32>`` of -1
+and 0), ``where`` on such a mask (``kiln_where``), bitcasts, and ``uop.vectorize``/``uop.const`` as vector
+literals. So an upcast register tile reaches the C compiler as the few vector statements it is (kernel-optimize's
+tiles), and ``uop-decompose``'s software ``exp`` of a vector as vector code, not as many scalars for gcc's SLP
+vectorizer to pack back (slowly, and not always well). Any other op takes such a value lane by lane
+(``cstyle.extract``; a mask's lane is ``!= 0``), and other vectors are scalarized: a ``vector<4xi8>`` value is
+four C scalars, its load four loads.
 
 Every ALU op, cast and constant is rewritten so that C computes exactly kiln's meaning, never C's undefined
 behaviour (docs/dialects/cstyle.md has the table):
@@ -30,13 +34,16 @@ behaviour (docs/dialects/cstyle.md has the table):
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from kiln.dialects import cstyle, uop
-from kiln.dialects.alu import ALU_OPS, AluOp, element_type, lanes
+from kiln.dialects.alu import ALU_OPS, AluOp, element_type, is_vector, lanes
 from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
 from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
@@ -80,8 +87,12 @@ class ConvertUopToCStyle(ConvertUopToTarget):
             Rewriter.replace_op(kernel, _KernelConverter(kernel).convert())
 
 
-_VECTOR_KINDS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "neg": "-", "recip": "/", "max": "", "min": ""}
+_FLOAT_VECTOR_KINDS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "neg": "-", "recip": "/", "max": "", "min": ""}
 """Float ALU kinds C computes on whole vectors: an operator (``recip`` is ``1 / x``), or ``kiln_max``/``min``."""
+_WRAPPING_VECTOR_KINDS = {"add": "+", "sub": "-", "mul": "*", "neg": "-"}
+"""Integer ALU kinds C computes on whole vectors in the unsigned type (where they wrap)."""
+_BITWISE_KINDS = {"and": "&", "or": "|", "xor": "^"}
+_COMPARISON_KINDS = {"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}
 
 
 class _Lanes(dict):
@@ -95,7 +106,16 @@ class _Lanes(dict):
     def __missing__(self, value: SSAValue) -> list[SSAValue]:
         vector = self.converter.vectors[value]
         assert isinstance(vector.type, VectorType)
-        return [self.converter._add(cstyle.ExtractOp(vector, k)).result for k in range(vector.type.get_shape()[0])]
+        return [self.lane(value, k) for k in range(vector.type.get_shape()[0])]
+
+    def lane(self, value: SSAValue, k: int) -> SSAValue:
+        """Lane ``k`` of the uop value ``value`` held as a C vector (a comparison's lane mask: ``!= 0``)."""
+        c = self.converter
+        vector = c.vectors[value]
+        lane = c._add(cstyle.ExtractOp(vector, k)).result
+        if is_bool(element_type(value.type)):
+            return c._binary("!=", lane, c._literal(0, element_type(vector.type)))
+        return lane
 
 
 class _KernelConverter(KernelConverter):
@@ -173,7 +193,7 @@ class _KernelConverter(KernelConverter):
                 super()._convert_op(op)  # the lanes, for scalar users; vector users share one vector literal
                 self._define_vector(op, self._add(cstyle.VectorOp(self.lanes[op.results[0]], op.results[0].type)))
             case uop.ExtractOp() if op.vector not in self.lanes:  # held as a vector alone (not a literal's lanes)
-                self._define(op, [self._add(cstyle.ExtractOp(self.vectors[op.vector], op.lane.value.data)).result])
+                self._define(op, [self.lanes.lane(op.vector, op.lane.value.data)])
             case uop.LoadOp() if cstyle.is_vector_type(op.result.type):
                 gate = self._scalar(op.gate) if op.gate is not None else None
                 load = cstyle.LoadOp(self._scalar(op.ptr), self._scalar(op.index), gate, op.result.type)
@@ -190,23 +210,45 @@ class _KernelConverter(KernelConverter):
                 self._define_vector(op, self._add(cstyle.ReadOp(self.vector_vars[op.acc])))
             case uop.AccSetOp() if op.acc in self.vector_vars:
                 self._add(cstyle.AssignOp(self.vector_vars[op.acc], self._vector(op.value)))
-            case AluOp() if self._is_vector_alu(op):
-                self._define_vector(op, self._vector_alu(op).owner)
+            case uop.BitcastOp() if cstyle.is_vector_type(op.input.type) and cstyle.is_vector_type(op.result.type):
+                self._define_vector(op, self._add(cstyle.BitcastOp(self._vector(op.input), op.result.type)))
+            case AluOp():
+                result = self._vector_alu(op)
+                if result is None:
+                    return False
+                self._define_vector(op, result.owner)
             case _:
                 return False
         return True
 
-    def _is_vector_alu(self, op: AluOp) -> bool:
-        t = op.results[0].type
-        return (
-            op.alu_kind in _VECTOR_KINDS
-            and cstyle.is_vector_type(t)
-            and all(v.type == t for v in op.operands)
-        )
+    def _vector_alu(self, op: AluOp) -> SSAValue | None:
+        """``op`` on whole C vectors, or None where C has no vector form of it (the op then goes lane by lane)."""
+        kind, t, operands = op.alu_kind, op.results[0].type, list(op.operands)
+        if kind in _COMPARISON_KINDS:
+            compared = operands[0].type
+            if not cstyle.is_vector_type(compared):
+                return None
+            return self._binary(_COMPARISON_KINDS[kind], *(self._vector(v) for v in operands))
+        if kind == "where":
+            mask = self.vectors.get(operands[0])
+            if not cstyle.is_vector_type(t) or mask is None or mask.type != cstyle.mask_type(t):
+                return None
+            return self._call(f"kiln_where_{cstyle.vector_tag(t)}", mask, *(self._vector(v) for v in operands[1:]))
+        if is_vector(t) and is_bool(element_type(t)):  # lane masks: bitwise operators on masks of one type
+            masks = [self.vectors.get(v) for v in operands]
+            if kind not in _BITWISE_KINDS or None in masks or len({m.type for m in masks}) != 1:
+                return None
+            return self._binary(_BITWISE_KINDS[kind], *masks)
+        if not cstyle.is_vector_type(t) or any(v.type != t for v in operands):
+            return None
+        if is_float(t.get_element_type()):
+            return self._float_vector_alu(kind, t, operands)
+        return self._int_vector_alu(kind, t, operands)
 
-    def _vector_alu(self, op: AluOp) -> SSAValue:
-        kind, t = op.alu_kind, op.results[0].type
-        xs = [self._vector(v) for v in op.operands]
+    def _float_vector_alu(self, kind: str, t: VectorType, operands: list[SSAValue]) -> SSAValue | None:
+        if kind not in _FLOAT_VECTOR_KINDS:
+            return None
+        xs = [self._vector(v) for v in operands]
         if kind == "neg":
             return self._unary("-", xs[0])
         if kind == "recip":
@@ -214,7 +256,31 @@ class _KernelConverter(KernelConverter):
             return self._binary("/", self._add(cstyle.VectorOp([one] * t.get_shape()[0], t)).result, xs[0])
         if kind in ("max", "min"):
             return self._call(f"kiln_{kind}_{cstyle.vector_tag(t)}", *xs)
-        return self._binary(_VECTOR_KINDS[kind], *xs)
+        return self._binary(_FLOAT_VECTOR_KINDS[kind], *xs)
+
+    def _int_vector_alu(self, kind: str, t: VectorType, operands: list[SSAValue]) -> SSAValue | None:
+        """Integer vector ops that C computes as kiln means them: wrapping arithmetic in the unsigned vector type,
+        bitwise operators, and shifts by a constant count below the width (C leaves larger ones undefined)."""
+        width = bitwidth(t.get_element_type())
+        if kind in ("shl", "shr"):
+            count = operands[1].owner
+            numbers = set(self._const_numbers(count)) if isinstance(count, uop.ConstOp) else set()
+            if len(numbers) != 1 or not 0 <= next(iter(numbers)) < width:
+                return None
+        elif kind not in _WRAPPING_VECTOR_KINDS and kind not in _BITWISE_KINDS:
+            return None
+        xs = [self._vector(v) for v in operands]
+        if kind in _BITWISE_KINDS:
+            return self._binary(_BITWISE_KINDS[kind], *xs)
+        if kind == "shr":  # arithmetic for signed lanes, as kiln's shr
+            return self._binary(">>", *xs)
+        unsigned = VectorType(DTYPES[f"ui{width}"], t.get_shape())
+        ws = [self._bitcast(x, unsigned) for x in xs]
+        if kind == "neg":
+            r = self._unary("-", ws[0])
+        else:
+            r = self._binary("<<" if kind == "shl" else _WRAPPING_VECTOR_KINDS[kind], *ws)
+        return self._bitcast(r, t)
 
     def _vector(self, value: SSAValue) -> SSAValue:
         """The C vector of the uop value ``value``: the one it is held as, else one made here of its lanes."""
@@ -289,7 +355,7 @@ class _KernelConverter(KernelConverter):
         return self._cast(x, dst)
 
     def _bitcast(self, x: SSAValue, dst: Attribute) -> SSAValue:
-        return self._add(cstyle.BitcastOp(x, dst)).result
+        return x if x.type == dst else self._add(cstyle.BitcastOp(x, dst)).result
 
     # -- ALU ------------------------------------------------------------------------------------
 
@@ -323,7 +389,7 @@ class _KernelConverter(KernelConverter):
             case "idiv":
                 return self._call("trunc" + suffix, self._binary("/", *xs))
             case "max" | "min":
-                running = "running_" if self._steps_accumulator(op) else ""
+                running = "running_" if self._steps_accumulator(op) and self._lone_step(op) else ""
                 return self._call(f"kiln_{running}{kind}_{dtype_name(t)}", *xs)
             case "sign":  # nan stays nan, -0.0 gives 0
                 zero = self._literal(0.0, t)
@@ -338,6 +404,37 @@ class _KernelConverter(KernelConverter):
         read = {o.owner.acc for o in op.operands if isinstance(o.owner, uop.AccGetOp)}
         written = {u.operation.acc for u in op.results[0].uses if isinstance(u.operation, uop.AccSetOp)}
         return any(self._variable(acc).owner.parent_block() is not self.block for acc in read & written)
+
+    def _lone_step(self, op: AluOp) -> bool:
+        """Whether ``op`` is not one of several max/min of its kind that step accumulators with plain loads in
+        its loop's body. Several (a pool's upcast output lanes, each its own accumulator) are independent chains
+        that gcc's SLP vectorizer packs into one vector max in the bit-mask form (``kiln_max_f32``), where
+        ``kiln_running_max_f32``'s branch keeps each lane scalar: SqueezeNet's 3x3/2 max pool over 8 lanes,
+        1.88 ms against 0.37 ms on one core. Gated loads (a padded pool) stay branches SLP cannot pack, and
+        there the running form is faster (ShuffleNet's padded 3x3/2 pool: 343 against 497 us at best)."""
+        scope, steps = self._accumulator_steps
+        return op not in scope or steps[(scope[op], op.alu_kind)] <= 1
+
+    @functools.cached_property
+    def _accumulator_steps(self) -> tuple[dict[Operation, Operation | None], Counter]:
+        """Each max/min that reads and writes one accumulator and takes an ungated load: its innermost loop
+        (``uop.range``), and how many such ops of each kind each loop's body has."""
+        scope: dict[Operation, Operation | None] = {}
+        steps: Counter = Counter()
+        loops: list[Operation] = []
+        for o in self.kernel.body.block.ops:
+            if isinstance(o, uop.RangeOp):
+                loops.append(o)
+            elif isinstance(o, uop.EndOp):
+                loops.pop()
+            elif isinstance(o, AluOp) and o.alu_kind in ("max", "min"):
+                read = {v.owner.acc for v in o.operands if isinstance(v.owner, uop.AccGetOp)}
+                loaded = any(isinstance(v.owner, uop.LoadOp) and v.owner.gate is None for v in o.operands)
+                sets = {u.operation.acc for u in o.results[0].uses if isinstance(u.operation, uop.AccSetOp)}
+                if loaded and not sets.isdisjoint(read):
+                    scope[o] = loops[-1] if loops else None
+                    steps[(scope[o], o.alu_kind)] += 1
+        return scope, steps
 
     def _variable(self, acc: SSAValue) -> SSAValue:
         """The (first) C variable of the uop accumulator ``acc``."""

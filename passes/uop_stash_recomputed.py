@@ -17,7 +17,9 @@ Applied where all of these hold (otherwise the kernel is left as it is):
   operands from outside the loops); it has the store's type and costs at least ``STASH_COST`` (a math
   function such as ``exp`` counts ``FUNCTION_COST``, other ALU ops on values 1, index arithmetic 0): reloading is not worth a load and a sub.
   A stored ``uop.vectorize`` of upcast lanes is stashed lane by lane (``L1`` stores the vector of the lanes'
-  twins, ``L2`` loads it and extracts the lanes) when every lane has such a value;
+  twins, ``L2`` loads it and extracts the lanes) when every lane has such a value; where ``L1`` computes them as
+  one vector op (softmax's exp of a vector on the CPUs, while ``L2`` divides lane by lane), each lane of it is
+  keyed as its scalar computation and the vector itself is stored;
 - ``I(r)`` is affine in ``r`` with a step of at least the stored width (distinct iterations, distinct slots),
   and what it uses from outside ``L2`` is defined before ``L1``;
 - the kernel shares no local memory and has no barriers (a workgroup's cooperating threads could see each
@@ -29,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IndexType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import Pure
@@ -120,15 +122,30 @@ class _KernelStasher:
         for reduce_loop in self._earlier_twins(output_loop):
             if not self._available_before(store.index, output_loop, reduce_loop):
                 continue
-            keys = {key: v for v, key in self._keys(reduce_loop).items() if key is not None}
+            reduce_keys = self._keys(reduce_loop)
+            keys: dict[Key, SSAValue | tuple[SSAValue, int]] = dict(self._lane_keys(reduce_loop, reduce_keys))
+            keys.update((key, v) for v, key in reduce_keys.items() if key is not None)
             best = [self._best(v, output_loop, wanted, keys) for v in lane_values]
             if None in best:
                 continue
-            twins = [keys[wanted[v]] for v in best]  # type: ignore[index]
+            twins = self._twins([keys[wanted[v]] for v in best])  # type: ignore[index]
             twin_index = keys.get(wanted[store.index])  # type: ignore[arg-type]
+            if twins is None or isinstance(twin_index, tuple):
+                continue
             self._rewrite(store, best, twins, twin_index, output_loop, reduce_loop)  # type: ignore[arg-type]
             return True
         return False
+
+    @staticmethod
+    def _twins(found: list[SSAValue | tuple[SSAValue, int]]) -> SSAValue | list[SSAValue] | None:
+        """The values to stash: scalars (one per lane), or one vector whose lanes in order are the twins."""
+        parts = [f for f in found if isinstance(f, tuple)]
+        if not parts:
+            return found  # type: ignore[return-value]
+        vector = parts[0][0]
+        if len(parts) == len(found) == lanes(vector.type) and parts == [(vector, k) for k in range(len(parts))]:
+            return vector
+        return None
 
     def _lanes(self, value: SSAValue, loop: U.RangeOp) -> list[SSAValue]:
         """The values stored: the lanes of a vector the loop builds from scalars (upcast lanes), else the value."""
@@ -198,6 +215,42 @@ class _KernelStasher:
                 keys[result] = (*fields, operands, n) if pure and None not in operands else None
         return keys
 
+    def _lane_keys(self, loop: U.RangeOp, keys: dict[SSAValue, Key | None]) -> dict[Key, tuple[SSAValue, int]]:
+        """The key of each lane of ``loop``'s pure vector values as that lane's scalar computation would have it
+        (``uop.extract`` of a vector load, the value of a broadcast, the op on its operands' lanes): where the
+        reduce loop computes a vector (softmax's exp of 16 lanes) and the output loop its lanes one by one."""
+        found: dict[Key, tuple[SSAValue, int]] = {}
+        memo: dict[tuple[SSAValue, int], Key | None] = {}
+
+        def lane_key(v: SSAValue, k: int) -> Key | None:
+            if (v, k) in memo:
+                return memo[(v, k)]
+            owner, key = v.owner, None
+            inside = self._inside(v, loop)
+            if isinstance(owner, U.VectorizeOp) and len(set(owner.operands)) == 1:  # a broadcast
+                scalar = owner.operands[0]
+                key = keys.get(scalar) if inside and self._inside(scalar, loop) else ("outer", scalar)
+            elif not inside or keys.get(v) is None:
+                key = None
+            elif isinstance(owner, U.LoadOp):
+                element = str(v.type.get_element_type())
+                key = ("uop.extract", (("lane", str(IntegerAttr(k, 64))),), (element,), (keys[v],), 0)
+            elif alu_kind(owner) is not None and len(owner.results) == 1:
+                operands = tuple(lane_key(o, k) if isinstance(o.type, VectorType) else None for o in owner.operands)
+                if None not in operands:
+                    fields = (owner.name, tuple(sorted((n, str(a)) for n, a in owner.properties.items())),
+                              (str(v.type.get_element_type()),))
+                    key = (*fields, operands, 0)
+            memo[(v, k)] = key
+            return key
+
+        for v in keys:
+            if isinstance(v.type, VectorType):
+                for k in range(lanes(v.type)):
+                    if (key := lane_key(v, k)) is not None:
+                        found.setdefault(key, (v, k))
+        return found
+
     def _subvalues(self, value: SSAValue, loop: U.RangeOp) -> list[SSAValue]:
         """``value`` and what it is computed from in ``loop``'s body."""
         seen: list[SSAValue] = []
@@ -216,18 +269,21 @@ class _KernelStasher:
 
     # -- the rewrite --------------------------------------------------------------------------------------
 
-    def _rewrite(self, store: U.StoreOp, values: list[SSAValue], twins: list[SSAValue], twin_index: SSAValue | None,
+    def _rewrite(self, store: U.StoreOp, values: list[SSAValue], twins: SSAValue | list[SSAValue], twin_index: SSAValue | None,
                  loop: U.RangeOp, twin_loop: U.RangeOp) -> None:
-        """Store the ``twins`` (one per lane) at ``I(twin index)`` at the end of ``twin_loop`` (``twin_index``
+        """Store the ``twins`` (one per lane, or one vector of them) at ``I(twin index)`` at the end of ``twin_loop`` (``twin_index``
         where that loop computes it already); load the ``values`` back from ``I(index)`` before the first."""
         end = next(u.operation for u in twin_loop.result.uses if isinstance(u.operation, U.EndOp))
         if twin_index is None:
             twin_index = self._copy(store.index, loop, {loop.result: twin_loop.result}, end)
-        stashed = twins[0]
-        if len(twins) > 1:
+        if isinstance(twins, SSAValue):
+            stashed = twins
+        elif len(twins) > 1:
             vector = U.VectorizeOp(twins)
             self.block.insert_op_before(vector, end)
             stashed = vector.result
+        else:
+            stashed = twins[0]
         self.block.insert_op_before(U.StoreOp(store.ptr, twin_index, stashed), end)
         at = min((v.owner for v in values), key=self.block.get_operation_index)
         load = U.LoadOp(store.ptr, self._copy(store.index, loop, {}, at), None, store.value.type)

@@ -38,9 +38,12 @@ from kiln.support import trampoline
 from kiln.support.trampoline import Walk
 
 VECTOR_KINDS = frozenset({"add", "sub", "mul", "div", "neg", "fma", "max", "min", "where",
-                          "cmplt", "cmple", "cmpeq", "cmpne", "and", "or", "xor"})  # fmt: skip
-"""ALU kinds packed into vector ops: those every target computes natively lane by lane. The others (exp, idiv,
-...) stay scalar, their lanes gathered, so ``uop-decompose`` sees them as before."""
+                          "cmplt", "cmple", "cmpeq", "cmpne", "and", "or", "xor",
+                          "exp", "exp_nonpositive", "exp2", "log", "log2"})  # fmt: skip
+"""ALU kinds packed into vector ops: those every target computes natively lane by lane, and the CPUs' software
+transcendentals (``LIBM_F64_ONLY``), which ``uop-decompose`` builds from vector ops the C target keeps as C vectors
+too (lane by lane, gcc's SLP vectorizer left a softmax's 16 exps scalar). The others (idiv, ...) stay scalar,
+their lanes gathered, so ``uop-decompose`` sees them as before."""
 
 
 class Source(IntFlag):

@@ -12,11 +12,13 @@ becomes a named local, ``float v = ...;``. Operands are parenthesized by C prece
 ``-Wparentheses`` would ask for it. An integer literal is cast to its type where C would otherwise compute in
 ``int``: as the left operand of a shift, or when both operands of an operator are literals.
 
-Float vectors (``vector<8xf32>``) are gcc/clang vector extension types, ``typedef float kiln_f32x8
-__attribute__((vector_size(32)))``: operators work lane by lane, ``(kiln_f32x8){a, ...}`` builds one, ``v[k]``
-reads a lane. A vector load or store goes through ``kiln_f32x8_u``, the same type with the alignment of a float
-and ``may_alias`` (as gcc's own ``_mm256_loadu_ps``): ``*(const kiln_f32x8_u *)(p + i)`` reads ``p[i]`` to
-``p[i + 7]`` wherever they are. ``kiln_max_f32x8`` picks lanes with the comparison masks. Vector helpers pass
+Vectors (``vector<8xf32>``, ``vector<8xi32>``) are gcc/clang vector extension types, ``typedef float kiln_f32x8
+__attribute__((vector_size(32)))``: operators work lane by lane, a comparison gives a lane mask (``kiln_i32x8``
+of -1 and 0), a cast to another vector type of the same size keeps the bits, ``(kiln_f32x8){a, ...}`` builds one,
+``v[k]`` reads a lane. A vector load or store goes through ``kiln_f32x8_u``, the same type with the alignment of
+an element and ``may_alias`` (as gcc's own ``_mm256_loadu_ps``): ``*(const kiln_f32x8_u *)(p + i)`` reads
+``p[i]`` to ``p[i + 7]`` wherever they are. ``kiln_where_f32x8`` selects lanes by a mask with bit operations
+(C has no vector ``?:``) and ``kiln_max_f32x8`` picks lanes with it. Vector helpers pass
 vectors by value between inlined static functions, so gcc's ``-Wpsabi`` note (the ABI of a 32-byte vector
 argument without AVX) is switched off for the unit.
 
@@ -219,26 +221,33 @@ def _float_helpers() -> dict[str, Piece]:
 
 
 def _vector_pieces() -> dict[str, Piece]:
-    """Per vector type: the value typedef, the unaligned access typedef (``_u``) and NaN-propagating
+    """Per vector type: the value typedef and the unaligned access typedef (``_u``), all before the helpers;
+    then ``kiln_where`` (a bit select by a comparison's lane mask) and, for floats, NaN-propagating
     ``max``/``min`` (the scalar helpers' bit-mask choice, with the comparisons' all-ones lane masks)."""
     out: dict[str, Piece] = {"KILN_VECTORS": Piece(_VECTORS)}
     for v in cstyle.vector_types():
-        name, lanes = c_type_name(v), v.get_shape()[0]
+        name = c_type_name(v)
         element = c_type_name(v.get_element_type())
-        size = lanes * bitwidth(v.get_element_type()) // 8
-        mask = f"int{bitwidth(v.get_element_type())}_t"
+        size = cstyle.vector_bits(v) // 8
         out[name] = Piece(
             f"typedef {element} {name} __attribute__((vector_size({size})));\n"
-            f"typedef {element} {name}_u __attribute__((vector_size({size}), aligned(sizeof({element})), may_alias));\n"
-            f"typedef {mask} {name}_mask __attribute__((vector_size({size})));",
+            f"typedef {element} {name}_u __attribute__((vector_size({size}), aligned(sizeof({element})), may_alias));",
             ("KILN_VECTORS",),
         )
+    for v in cstyle.vector_types():
+        name, tag, mask = c_type_name(v), cstyle.vector_tag(v), c_type_name(cstyle.mask_type(v))
+        out[f"kiln_where_{tag}"] = Piece(
+            f"static inline {name} kiln_where_{tag}({mask} m, {name} a, {name} b) {{\n"
+            f"  return ({name})((({mask})a & m) | (({mask})b & ~m));\n}}",
+            (name, mask),
+        )
+        if not is_float(v.get_element_type()):
+            continue
         for kind, op in (("max", ">"), ("min", "<")):
-            out[f"kiln_{kind}_{cstyle.vector_tag(v)}"] = Piece(
-                f"static inline {name} kiln_{kind}_{cstyle.vector_tag(v)}({name} a, {name} b) {{\n"
-                f"  {name}_mask pick_a = (a != a) | (a {op} b);\n"
-                f"  return ({name})((({name}_mask)a & pick_a) | (({name}_mask)b & ~pick_a));\n}}",
-                (name,),
+            out[f"kiln_{kind}_{tag}"] = Piece(
+                f"static inline {name} kiln_{kind}_{tag}({name} a, {name} b) {{\n"
+                f"  return kiln_where_{tag}((a != a) | (a {op} b), a, b);\n}}",
+                (f"kiln_where_{tag}",),
             )
     return out
 
@@ -603,6 +612,8 @@ class _FunctionPrinter(BodyPrinter):
     def _bitcast(self, op: cstyle.BitcastOp) -> _Expr:
         src, dst = op.input.type, op.result.type
         operand = self._operand(op.input)
+        if isinstance(src, VectorType):  # a cast between vector types of one size keeps the bits
+            return _Expr(f"({self._value_type(dst)}){_wrap(operand, operand.precedence < UNARY)}", UNARY)
         if not _is_c_integer(src) or not _is_c_integer(dst):  # a float is involved: reinterpret through a union
             union = f"union {{ {self._value_type(src)} from; {self._value_type(dst)} to; }}"
             return _Expr(f"({union}){{ {operand.text} }}.to", PRIMARY)

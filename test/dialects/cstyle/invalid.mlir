@@ -219,11 +219,37 @@ cstyle.func c @k(%a: f32) {
 
 // -----
 
-// Float vectors: only the arithmetic operators take them.
+// Float vectors: only the arithmetic operators and comparisons take them.
 cstyle.func c @k(%p: !cstyle.ptr<f32>, %i: i64) {
   %v = cstyle.load %p[%i] : vector<8xf32>
-  // expected-error@+1 {{operator '<' does not take vectors (vector<8xf32>); only + - * / do}}
-  %c = cstyle.binary "<" %v, %v : vector<8xf32>
+  // expected-error@+1 {{operator '&' does not take vector<8xf32>}}
+  %c = cstyle.binary "&" %v, %v : vector<8xf32>
+}
+
+// -----
+
+// Integer vectors: no division (a zero lane is undefined in C).
+cstyle.func c @k(%p: !cstyle.ptr<i32>, %i: i64) {
+  %v = cstyle.load %p[%i] : vector<8xi32>
+  // expected-error@+1 {{operator '/' does not take vector<8xi32>}}
+  %c = cstyle.binary "/" %v, %v : vector<8xi32>
+}
+
+// -----
+
+// A vector comparison gives the lane mask of the lanes' width.
+cstyle.func c @k(%p: !cstyle.ptr<f64>, %i: i64) {
+  %v = cstyle.load %p[%i] : vector<4xf64>
+  // expected-error@+1 {{cstyle.binary '<' on vector<4xf64> gives vector<4xi64>, not i1}}
+  %c = "cstyle.binary"(%v, %v) <{operator = "<"}> : (vector<4xf64>, vector<4xf64>) -> i1
+}
+
+// -----
+
+cstyle.func c @k(%p: !cstyle.ptr<f32>, %i: i64) {
+  %v = cstyle.load %p[%i] : vector<8xf32>
+  // expected-error@+1 {{cstyle.bitcast needs two non-i1 types of one width, got vector<8xf32> -> vector<4xi32>}}
+  %c = cstyle.bitcast %v : vector<8xf32> -> vector<4xi32>
 }
 
 // -----
@@ -242,9 +268,9 @@ cstyle.func c @k(%a: f32) {
 
 // -----
 
-cstyle.func c @k(%a: i32) {
-  // expected-error@+1 {{cstyle.vector makes a vector of 2, 4, 8 or 16 f32 or f64, not vector<2xi32>}}
-  %v = cstyle.vector %a, %a : vector<2xi32>
+cstyle.func c @k(%a: i8) {
+  // expected-error@+1 {{cstyle.vector makes a C vector type (2, 4, 8 or 16 lanes), not vector<2xi8>}}
+  %v = cstyle.vector %a, %a : vector<2xi8>
 }
 
 // -----

@@ -69,22 +69,18 @@ uop.kernel @gates attributes {symbols = []} {
   uop.endif
 }
 
-// Vectors C has no vector type for (integers here; f32/f64 stay vectors: vectors.mlir) are scalarized: one
-// value per lane; a vector access touches consecutive elements.
+// Integer vectors stay C vectors; their wrapping add is computed in the unsigned vector type (bitcasts keep the
+// bits); lanes by subscript. (f32/f64 and the exp's ops: vectors.mlir.)
 // CHECK-LABEL: cstyle.func c @vectors(
-// CHECK-NEXT:    %[[ONE:.*]] = cstyle.literal 1 : i64
-// CHECK-NEXT:    %[[I1:.*]] = cstyle.binary "+" %core_start, %[[ONE]] : i64
-// CHECK-NEXT:    %v = cstyle.load %x[%core_start] : i32
-// CHECK-NEXT:    %[[V1:.*]] = cstyle.load %x[%[[I1]]] : i32
-// CHECK-NEXT:    %[[S:.*]] = cstyle.cast %v : i32 -> ui32
-// CHECK-NEXT:    %[[S2:.*]] = cstyle.cast %v : i32 -> ui32
-// CHECK-NEXT:    %[[S3:.*]] = cstyle.binary "+" %[[S]], %[[S2]] : ui32
-// CHECK-NEXT:    %s = cstyle.cast %[[S3]] : ui32 -> i32
-// CHECK:         %[[S1:.*]] = cstyle.cast %{{.*}} : ui32 -> i32
-// CHECK-NEXT:    %[[ONE2:.*]] = cstyle.literal 1 : i64
-// CHECK-NEXT:    %[[J1:.*]] = cstyle.binary "+" %core_start, %[[ONE2]] : i64
-// CHECK-NEXT:    cstyle.store %out[%core_start] = %[[S1]]
-// CHECK-NEXT:    cstyle.store %out[%[[J1]]] = %s
+// CHECK-NEXT:    %v = cstyle.load %x[%core_start] : vector<2xi32>
+// CHECK-NEXT:    %[[A:.*]] = cstyle.bitcast %v : vector<2xi32> -> vector<2xui32>
+// CHECK-NEXT:    %[[B:.*]] = cstyle.bitcast %v : vector<2xi32> -> vector<2xui32>
+// CHECK-NEXT:    %[[S:.*]] = cstyle.binary "+" %[[A]], %[[B]] : vector<2xui32>
+// CHECK-NEXT:    %s = cstyle.bitcast %[[S]] : vector<2xui32> -> vector<2xi32>
+// CHECK-NEXT:    %hi = cstyle.extract %s[1] : vector<2xi32>
+// CHECK-NEXT:    %lo = cstyle.extract %s[0] : vector<2xi32>
+// CHECK-NEXT:    %swapped = cstyle.vector %hi, %lo : vector<2xi32>
+// CHECK-NEXT:    cstyle.store %out[%core_start] = %swapped : vector<2xi32>
 uop.kernel @vectors attributes {symbols = []} {
   %x = uop.param 0 : !uop.ptr<i32>
   %out = uop.param 1 : !uop.ptr<i32>
@@ -133,4 +129,66 @@ uop.kernel @rowmax attributes {symbols = []} {
   %relu = uop.min %once, %zero : f32
   uop.store %out[%i], %relu
   uop.end %i
+}
+
+// Two max steps of two accumulators in one loop (a pool's upcast lanes) are independent chains: kiln_max_f32,
+// which gcc's SLP vectorizer packs into one vector max, not kiln_running_max_f32.
+// CHECK-LABEL: cstyle.func c @poollanes(
+// CHECK:             %n0 = cstyle.call @kiln_max_f32(%c0, %v0) : (f32, f32) -> f32
+// CHECK:             %n1 = cstyle.call @kiln_max_f32(%c1, %v1) : (f32, f32) -> f32
+uop.kernel @poollanes attributes {symbols = []} {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %lo = uop.special core_start : index
+  %hi = uop.special core_end : index
+  %one = uop.const 1 : index
+  %ninf = uop.const 0xFF800000 : f32
+  %a0 = uop.define_acc %ninf : f32
+  %a1 = uop.define_acc %ninf : f32
+  %k = uop.range %lo, %hi : index
+  %k1 = uop.add %k, %one : index
+  %v0 = uop.load %x[%k] : f32
+  %v1 = uop.load %x[%k1] : f32
+  %c0 = uop.acc_get %a0 : f32
+  %n0 = uop.max %c0, %v0 : f32
+  uop.acc_set %a0, %n0
+  %c1 = uop.acc_get %a1 : f32
+  %n1 = uop.max %c1, %v1 : f32
+  uop.acc_set %a1, %n1
+  uop.end %k
+  %r0 = uop.acc_get %a0 : f32
+  %r1 = uop.acc_get %a1 : f32
+  uop.store %out[%lo], %r0
+  uop.store %out[%one], %r1
+}
+
+// With gated loads (a padded pool) the steps stay branches gcc's SLP cannot pack: kiln_running_max_f32.
+// CHECK-LABEL: cstyle.func c @gatedlanes(
+// CHECK:             %n0 = cstyle.call @kiln_running_max_f32(%c0, %v0) : (f32, f32) -> f32
+// CHECK:             %n1 = cstyle.call @kiln_running_max_f32(%c1, %v1) : (f32, f32) -> f32
+uop.kernel @gatedlanes attributes {symbols = []} {
+  %x = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %lo = uop.special core_start : index
+  %hi = uop.special core_end : index
+  %one = uop.const 1 : index
+  %ninf = uop.const 0xFF800000 : f32
+  %a0 = uop.define_acc %ninf : f32
+  %a1 = uop.define_acc %ninf : f32
+  %k = uop.range %lo, %hi : index
+  %k1 = uop.add %k, %one : index
+  %in = uop.cmplt %lo, %k : index
+  %v0 = uop.load %x[%k], %in : f32
+  %v1 = uop.load %x[%k1], %in : f32
+  %c0 = uop.acc_get %a0 : f32
+  %n0 = uop.max %c0, %v0 : f32
+  uop.acc_set %a0, %n0
+  %c1 = uop.acc_get %a1 : f32
+  %n1 = uop.max %c1, %v1 : f32
+  uop.acc_set %a1, %n1
+  uop.end %k
+  %r0 = uop.acc_get %a0 : f32
+  %r1 = uop.acc_get %a1 : f32
+  uop.store %out[%lo], %r0
+  uop.store %out[%one], %r1
 }

@@ -2,21 +2,22 @@
 // RUN: kiln-opt %s -p convert-uop-to-cstyle -t c | cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c -
 // RUN: kiln-opt %s -p convert-uop-to-cstyle -t c | cc -std=c11 -Wall -Wextra -Werror -O3 -c -x c - -o /dev/null
 // REQUIRES: cc
-// Float vectors as gcc/clang vector extension types: the value typedef, the unaligned access typedef and the
-// lane mask typedef per type used; loads and stores through the _u type; vector literals; lanes by subscript;
-// nan-propagating max/min from the comparison masks; gated vector loads give a zero vector.
+// Vectors as gcc/clang vector extension types: the value typedef and the unaligned access typedef per type
+// used; loads and stores through the _u type; vector literals; lanes by subscript; kiln_where selects by a
+// comparison's lane mask, nan-propagating max/min choose with it; gated vector loads give a zero vector.
 
 // CHECK:      #pragma GCC diagnostic ignored "-Wpsabi"
 // CHECK:      typedef float kiln_f32x8 __attribute__((vector_size(32)));
 // CHECK-NEXT: typedef float kiln_f32x8_u __attribute__((vector_size(32), aligned(sizeof(float)), may_alias));
-// CHECK-NEXT: typedef int32_t kiln_f32x8_mask __attribute__((vector_size(32)));
-// CHECK:      static inline kiln_f32x8 kiln_max_f32x8(kiln_f32x8 a, kiln_f32x8 b) {
-// CHECK-NEXT:   kiln_f32x8_mask pick_a = (a != a) | (a > b);
-// CHECK-NEXT:   return (kiln_f32x8)(((kiln_f32x8_mask)a & pick_a) | ((kiln_f32x8_mask)b & ~pick_a));
+// CHECK:      typedef int32_t kiln_i32x8 __attribute__((vector_size(32)));
+// CHECK:      static inline kiln_f32x8 kiln_where_f32x8(kiln_i32x8 m, kiln_f32x8 a, kiln_f32x8 b) {
+// CHECK-NEXT:   return (kiln_f32x8)(((kiln_i32x8)a & m) | ((kiln_i32x8)b & ~m));
 // CHECK-NEXT: }
-// CHECK:      typedef double kiln_f64x2 __attribute__((vector_size(16)));
+// CHECK:      static inline kiln_f32x8 kiln_max_f32x8(kiln_f32x8 a, kiln_f32x8 b) {
+// CHECK-NEXT:   return kiln_where_f32x8((a != a) | (a > b), a, b);
+// CHECK-NEXT: }
 // CHECK:      static inline kiln_f64x2 kiln_min_f64x2(kiln_f64x2 a, kiln_f64x2 b) {
-// CHECK-NEXT:   kiln_f64x2_mask pick_a = (a != a) | (a < b);
+// CHECK-NEXT:   return kiln_where_f64x2((a != a) | (a < b), a, b);
 
 // CHECK-LABEL: void tile(
 // CHECK-NEXT:    kiln_f32x8 zero = (kiln_f32x8){0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
@@ -73,4 +74,40 @@ uop.kernel @mixed attributes {symbols = []} {
   %l = uop.extract %m[1] : vector<2xf64>
   uop.store %out[%hi], %l
   uop.store %out[%lo], %m, %in : vector<2xf64>
+}
+
+// The steps of uop-decompose's software exp on a vector stay vector statements: a comparison is a lane mask,
+// where is kiln_where, bitcasts reinterpret, integer add wraps in the unsigned type, a shift by a constant below
+// the width is the operator; a mask lane a scalar op takes is `!= 0`; a shift by a count that is not such a
+// constant goes lane by lane (kiln_shl_i32).
+// CHECK-LABEL: void exp_steps(
+// CHECK:         kiln_i32x8 bits = (kiln_i32x8)kiln_where_f32x8(x < low, low, x);
+// CHECK-NEXT:    kiln_i32x8 half = bits >> (kiln_i32x8){1, 1, 1, 1, 1, 1, 1, 1};
+// CHECK-NEXT:    kiln_i32x8 sum = (kiln_i32x8)((kiln_ui32x8)half + (kiln_ui32x8)bits);
+// CHECK-NEXT:    *(kiln_f32x8_u *)(out + core_start) = (kiln_f32x8)(kiln_i32x8)((kiln_ui32x8)sum << (kiln_ui32x8)(kiln_i32x8){23, 23, 23, 23, 23, 23, 23, 23});
+// CHECK-NEXT:    if ((x < low)[3] != 0) {
+// CHECK:         kiln_shl_i32(
+uop.kernel @exp_steps attributes {symbols = []} {
+  %in = uop.param 0 : !uop.ptr<f32>
+  %out = uop.param 1 : !uop.ptr<f32>
+  %ints = uop.param 2 : !uop.ptr<i32>
+  %lo = uop.special core_start : index
+  %x = uop.load %in[%lo] : vector<8xf32>
+  %low = uop.const dense<-1.000000e+02> : vector<8xf32>
+  %below = uop.cmplt %x, %low : vector<8xf32>
+  %clamped = uop.where %below, %low, %x : vector<8xf32>
+  %bits = uop.bitcast %clamped : vector<8xf32> -> vector<8xi32>
+  %one = uop.const dense<1> : vector<8xi32>
+  %half = uop.shr %bits, %one : vector<8xi32>
+  %sum = uop.add %half, %bits : vector<8xi32>
+  %c23 = uop.const dense<23> : vector<8xi32>
+  %up = uop.shl %sum, %c23 : vector<8xi32>
+  %f = uop.bitcast %up : vector<8xi32> -> vector<8xf32>
+  uop.store %out[%lo], %f : vector<8xf32>
+  %any = uop.cmplt %x, %low : vector<8xf32>
+  %lane = uop.extract %any[3] : vector<8xi1>
+  uop.if %lane
+  %shifted = uop.shl %sum, %half : vector<8xi32>
+  uop.store %ints[%lo], %shifted : vector<8xi32>
+  uop.endif
 }
