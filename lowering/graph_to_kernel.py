@@ -482,22 +482,27 @@ def _narrowed(idx: tuple[Expr, ...], conds: tuple[Cond, ...]) -> tuple[Expr, ...
 
 def _emit(realized: dict[SSAValue, str], symbols: dict[str, tuple[int, int]], root: SSAValue, key: object,
           slots: dict[SSAValue, Slot]) -> _KernelEmitter:
-    """The kernel of ``root``, with its output ranges chosen: in a kernel with a reduction, adjacent static output
-    dims are merged into one range where that adds no index division (a convolution computed as a matmul reads
-    its output rows and columns as one axis: merged, that axis is contiguous, and `graph-pack-matmul`'s panels
-    split it); then dims only divided by a constant are split into panel and lane ranges (``range_splits``)."""
+    """The kernel of ``root``, with its output ranges chosen: adjacent static output dims are merged into one range
+    where that adds no index division; then dims only divided by a constant are split into panel and lane ranges
+    (``range_splits``). In a kernel with a reduction every such pair is tried (a convolution computed as a matmul
+    reads its output rows and columns as one axis: merged, that axis is contiguous, and `graph-pack-matmul`'s
+    panels split it); in an elementwise kernel the pairs from the innermost outwards until one would divide (a
+    bias and relu over a 14x14 conv output, a channel shuffle: one loop of 196 that LLVM vectorizes, where a loop
+    of 14 columns stayed mostly scalar; docs/performance.md, "Small networks, session 10")."""
     em = _KernelEmitter(realized, symbols, slots)
     em.build(root, key)
     merged: frozenset[int] = frozenset()
     shape = root.type.shape  # type: ignore[attr-defined]
-    if any(isinstance(op, K.ReduceOp) for op in em.b.block.ops):
-        for d in reversed(range(len(shape) - 1)):
-            if not (isinstance(shape[d], int) and isinstance(shape[d + 1], int) and shape[d] > 1 and shape[d + 1] > 1):
-                continue
-            trial = _KernelEmitter(realized, symbols, slots)
-            trial.build(root, key, merged=merged | {d})
-            if trial.divisions() <= em.divisions():
-                em, merged = trial, merged | {d}
+    reduces = any(isinstance(op, K.ReduceOp) for op in em.b.block.ops)
+    for d in reversed(range(len(shape) - 1)):
+        if not (isinstance(shape[d], int) and isinstance(shape[d + 1], int) and shape[d] > 1 and shape[d + 1] > 1):
+            continue
+        trial = _KernelEmitter(realized, symbols, slots)
+        trial.build(root, key, merged=merged | {d})
+        if trial.divisions() <= em.divisions():
+            em, merged = trial, merged | {d}
+        elif not reduces:
+            break
     if splits := em.range_splits():
         em = _KernelEmitter(realized, symbols, slots)
         em.build(root, key, splits, merged)

@@ -18,12 +18,15 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   the output points, the axis its register tile vectorizes; `graph-pack-matmul` may then write that copy as
   column panels directly. Points that need padding (below) are padded in a second copy: padded, the points
   range is no longer OH x OW, and the im2col copy divided and took remainders per element (3x3 256 @14:
-  4.4 ms for 0.5M elements, one core).
+  4.4 ms for 0.5M elements, one core). Only a B that graph-pack-matmul will copy into panels (whole panels)
+  has its points padded; an unpacked one is left to the register tile, which pads its vector axis itself with
+  its last vector moved back (no copy, no slice, and the bias, relu or residual add fuse into the matmul).
 - CPU targets, stride 1 along the rows and at most 128 filters per group (``_direct_row_padding``): the direct
   form instead of a matmul, graph-decompose's windows times the filter reduced over the taps, over a plain
   zero-padded copy of the input (so its loads are ungated and contiguous along the output rows, the register
   tile's vector axis). It saves the im2col copy (ResNet-50's 3x3 64 @56: 8 MB written and read back, which kept
   the layer from scaling to two cores). Rows shorter than a vector are padded to one; the result is realized.
+  An input of elementwise ops over realized values is computed straight into the padded copy.
 - CPU targets: output rows that straddle graph-pack-matmul's panels (56 columns, panels of 16) get zero columns
   up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
   the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
@@ -33,7 +36,9 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   (ResNet-50's max pool before the first 1x1 conv; docs/performance.md, "ResNet-50, session 7").
 - Depthwise (``Cg == 1``: one input channel per filter) keeps the direct form: a matmul over ``KH*KW`` taps
   has nothing to tile. A computed input is realized plain here too: each of the taps read ShuffleNet's channel
-  shuffle, the pad and the previous layer's padded points through their divisions and remainders.
+  shuffle, the pad and the previous layer's padded points through their divisions and remainders. On CPU
+  targets at unit stride it reads a plain zero-padded copy as the direct form does (the pad's gates made each
+  tap a masked load per lane); a strided one keeps the gated loads (padded, its strided lanes ran slower).
 
 Measurements and the choice of layout are in docs/optimizer.md ("Convolutions as matmuls").
 """
@@ -55,6 +60,7 @@ from kiln.dialects.types import TensorType, dtype_name, itemsize
 from kiln.passes.graph_decompose import Builder, is_plain, pair, tensor_type, windowed_conv, windows_2d
 from kiln.passes.optimize.heuristic import CPU_VECTORS, MAX_PAD_WASTE
 from kiln.passes.pack_matmul import packing_pays
+from kiln.passes.schedule import ELEMENTWISE
 from kiln.support.statistics import Statistic
 
 CONVS_REWRITTEN = Statistic("convs-rewritten", "Number of conv2d ops rewritten as matmuls")
@@ -137,16 +143,36 @@ def _direct_row_padding(op: graph.Conv2dOp, filters: int, width: int) -> int | N
     return row_extra
 
 
+_INDEX_MAPS = (graph.ReshapeOp, graph.PermuteOp, graph.ExpandOp, graph.ShrinkOp, graph.FlipOp, graph.PadOp)
+
+
+def _elementwise_over_plain(x: SSAValue, limit: int = 32) -> bool:
+    """``x`` computes nothing but elementwise ops and index maps of realized values (at most ``limit`` ops): a
+    copy of it reads each source element once (no reduction, pool or concat is recomputed per element)."""
+    todo, seen = [x], set()
+    while todo:
+        v = todo.pop()
+        if is_plain(v) or v in seen:
+            continue
+        seen.add(v)
+        op = v.owner
+        if len(seen) > limit or not isinstance(op, (*ELEMENTWISE, *_INDEX_MAPS, graph.ConstantOp)):
+            return False
+        todo.extend(op.operands)
+    return True
+
+
 def _direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, row_extra: int) -> SSAValue:
     """The direct form with its bias, [N, O, OH, OW]: the windows of a plain zero-padded copy of ``x`` times the
     filter, reduced over the taps (graph-decompose's form, whose loads are then ungated and contiguous along the
     output rows); with ``row_extra`` columns more per row, read from further zeros and sliced off. A computed
-    input is realized before it is padded, and the result (with the bias) is realized: fused, the padded copy
-    computed the previous 1x1 conv's matmul and the next 1x1 conv's copy into panels this one's reduction, each
-    without a register tile (ResNet-50: 40 ms per such kernel)."""
+    input is realized before it is padded unless it is elementwise over realized values (then the padded copy
+    computes it), and the result (with the bias) is realized: fused, the padded copy computed the previous 1x1
+    conv's matmul and the next 1x1 conv's copy into panels this one's reduction, each without a register tile
+    (ResNet-50: 40 ms per such kernel)."""
     ph, pw = pair(op, "padding", (0, 0))
     oh, ow = tensor_type(op.results[0]).shape[2:]
-    if not is_plain(x):
+    if not is_plain(x) and not _elementwise_over_plain(x):
         x = b.op("contiguous", x, result=tensor_type(x))
     xp = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw + row_extra), 0)
     if not is_plain(xp):
@@ -202,6 +228,11 @@ class ConvToMatmul(RewritePattern):
         if not isinstance(op, graph.Conv2dOp):
             return
         o, cg = tensor_type(op.operands[1]).shape[:2]
+        if cg == 1 and self.target.has_threads and pair(op, "stride", (1, 1)) == (1, 1):
+            b = Builder(rewriter, op)  # depthwise at unit stride: the direct form over a plain zero-padded input
+            y = _direct(b, op, b.widen(op.operands[0]), b.widen(op.operands[1]), 0)
+            rewriter.replace(op, [], [b.cast(y, tensor_type(op.results[0]).element_type)])
+            return
         if cg == 1:  # depthwise (or single-channel): the direct form, on a plain input
             x = op.operands[0]
             if not is_plain(x):
@@ -237,6 +268,8 @@ class ConvToMatmul(RewritePattern):
         dtype = dtype_name(tensor_type(x).element_type)
         width = self.target.vector_width(dtype)
         extra = _padding(points, width)
+        if not packing_pays(o // groups, taps * (points + extra) * itemsize(tensor_type(x).element_type)):
+            extra = 0  # B stays unpacked: the optimizer pads the points (docstring)
         row_extra = _row_padding(op, o // groups, extra, width, itemsize(tensor_type(x).element_type))
         cols = _columns(b, op, x, groups, extra, row_extra)
         columns = oh * (ow + row_extra) + extra  # type: ignore[operator]

@@ -36,18 +36,30 @@ func.func @pointwise(%x: !graph.tensor<2x8x8x8xf32>, %w: !graph.tensor<16x8x1x1x
 
 // -----
 
-// A 1x1 over 9x9 = 81 points: the input is copied with 7 zero columns (88 = 11 x 2 vectors of 4), the matmul's padded result
-// realized and sliced back to 81 points, so the register tile never pads its vector axis itself.
+// A 1x1 over 9x9 = 81 points whose B graph-pack-matmul will copy into panels (64 filters share 1024 x 88 f32, 352
+// KiB): the input is copied with 7 zero columns (88 = 11 x 2 vectors of 4), the matmul's padded result realized
+// and sliced back to 81 points (panels are whole). With 16 filters B stays unpacked (@pointwise_unpacked): the
+// points are not padded, the register tile pads its vector axis itself (its last vector moved back), and no
+// copy or slice is made.
 // CHECK-LABEL: func.func @pointwise_padded
-// CHECK:         %[[X:.*]] = graph.reshape %x : (!graph.tensor<2x8x9x9xf32>) -> !graph.tensor<2x8x81xf32>
-// CHECK-NEXT:    %[[P:.*]] = graph.pad %[[X]] {low = array<i64: 0, 0, 0>, high = array<i64: 0, 0, 7>, value = 0.000000e+00 : f32} : (!graph.tensor<2x8x81xf32>) -> !graph.tensor<2x8x88xf32>
-// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[P]] : !graph.tensor<2x8x88xf32>
-// CHECK-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[C]] : (!graph.tensor<16x8xf32>, !graph.tensor<2x8x88xf32>) -> !graph.tensor<2x16x88xf32>
-// CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]] : !graph.tensor<2x16x88xf32>
-// CHECK-NEXT:    %[[S:.*]] = graph.shrink %[[Y]] {start = array<i64: 0, 0, 0>, limit = array<i64: 2, 16, 81>, step = array<i64: 1, 1, 1>}
-// CHECK-NEXT:    %r = graph.reshape %[[S]] : (!graph.tensor<2x16x81xf32>) -> !graph.tensor<2x16x9x9xf32>
-func.func @pointwise_padded(%x: !graph.tensor<2x8x9x9xf32>, %w: !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x9x9xf32> {
-  %r = graph.conv2d %x, %w : (!graph.tensor<2x8x9x9xf32>, !graph.tensor<16x8x1x1xf32>) -> !graph.tensor<2x16x9x9xf32>
+// CHECK:         %[[X:.*]] = graph.reshape %x : (!graph.tensor<2x1024x9x9xf32>) -> !graph.tensor<2x1024x81xf32>
+// CHECK-NEXT:    %[[P:.*]] = graph.pad %[[X]] {low = array<i64: 0, 0, 0>, high = array<i64: 0, 0, 7>, value = 0.000000e+00 : f32} : (!graph.tensor<2x1024x81xf32>) -> !graph.tensor<2x1024x88xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[P]] : !graph.tensor<2x1024x88xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[C]] : (!graph.tensor<64x1024xf32>, !graph.tensor<2x1024x88xf32>) -> !graph.tensor<2x64x88xf32>
+// CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]] : !graph.tensor<2x64x88xf32>
+// CHECK-NEXT:    %[[S:.*]] = graph.shrink %[[Y]] {start = array<i64: 0, 0, 0>, limit = array<i64: 2, 64, 81>, step = array<i64: 1, 1, 1>}
+// CHECK-NEXT:    %r = graph.reshape %[[S]] : (!graph.tensor<2x64x81xf32>) -> !graph.tensor<2x64x9x9xf32>
+// CHECK-LABEL: func.func @pointwise_unpacked
+// CHECK-NEXT:    graph.reshape %w
+// CHECK-NEXT:    %[[X:.*]] = graph.reshape %x : (!graph.tensor<2x1024x9x9xf32>) -> !graph.tensor<2x1024x81xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %{{.*}}, %[[X]] : (!graph.tensor<16x1024xf32>, !graph.tensor<2x1024x81xf32>) -> !graph.tensor<2x16x81xf32>
+// CHECK-NEXT:    %r = graph.reshape %[[M]] : (!graph.tensor<2x16x81xf32>) -> !graph.tensor<2x16x9x9xf32>
+func.func @pointwise_padded(%x: !graph.tensor<2x1024x9x9xf32>, %w: !graph.tensor<64x1024x1x1xf32>) -> !graph.tensor<2x64x9x9xf32> {
+  %r = graph.conv2d %x, %w : (!graph.tensor<2x1024x9x9xf32>, !graph.tensor<64x1024x1x1xf32>) -> !graph.tensor<2x64x9x9xf32>
+  func.return %r : !graph.tensor<2x64x9x9xf32>
+}
+func.func @pointwise_unpacked(%x: !graph.tensor<2x1024x9x9xf32>, %w: !graph.tensor<16x1024x1x1xf32>) -> !graph.tensor<2x16x9x9xf32> {
+  %r = graph.conv2d %x, %w : (!graph.tensor<2x1024x9x9xf32>, !graph.tensor<16x1024x1x1xf32>) -> !graph.tensor<2x16x9x9xf32>
   func.return %r : !graph.tensor<2x16x9x9xf32>
 }
 
@@ -86,17 +98,12 @@ func.func @strided(%x: !graph.tensor<2x8x15x15xf32>, %w: !graph.tensor<16x8x3x3x
 // -----
 
 // Groups: the filter as [G, O/G, C/G*KH*KW] against columns [N, G, C/G*KH*KW, OH*OW], a batched matmul (the
-// 25 points padded to 32; the im2col copy is made before the padding, which would make its index divide).
-// Depthwise convs (one input channel per filter) keep the direct form.
+// 25 points unpadded: B is not packed). Depthwise convs (one input channel per filter) keep the direct form.
 // CHECK-LABEL: func.func @grouped
 // CHECK-NEXT:    %[[W:.*]] = graph.reshape %w : (!graph.tensor<16x4x3x3xf32>) -> !graph.tensor<2x8x36xf32>
-// CHECK:         %[[IM2COL:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x25xf32>
-// CHECK-NEXT:    graph.pad %[[IM2COL]] {{.*}} : (!graph.tensor<2x2x36x25xf32>) -> !graph.tensor<2x2x36x32xf32>
-// CHECK-NEXT:    %[[COLS:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x32xf32>
-// CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[COLS]] : (!graph.tensor<2x8x36xf32>, !graph.tensor<2x2x36x32xf32>) -> !graph.tensor<2x2x8x32xf32>
-// CHECK-NEXT:    %[[Y:.*]] = graph.contiguous %[[M]]
-// CHECK-NEXT:    %[[S:.*]] = graph.shrink %[[Y]] {{.*}} -> !graph.tensor<2x2x8x25xf32>
-// CHECK-NEXT:    %g = graph.reshape %[[S]] : (!graph.tensor<2x2x8x25xf32>) -> !graph.tensor<2x16x5x5xf32>
+// CHECK:         %[[COLS:.*]] = graph.contiguous %{{.*}} : !graph.tensor<2x2x36x25xf32>
+// CHECK-NEXT:    %[[M:.*]] = graph.matmul %[[W]], %[[COLS]] : (!graph.tensor<2x8x36xf32>, !graph.tensor<2x2x36x25xf32>) -> !graph.tensor<2x2x8x25xf32>
+// CHECK-NEXT:    %g = graph.reshape %[[M]] : (!graph.tensor<2x2x8x25xf32>) -> !graph.tensor<2x16x5x5xf32>
 // CHECK-NEXT:    %d = graph.conv2d %x, %wd
 func.func @grouped(%x: !graph.tensor<2x8x9x9xf32>, %w: !graph.tensor<16x4x3x3xf32>, %wd: !graph.tensor<8x1x3x3xf32>) -> (!graph.tensor<2x16x5x5xf32>, !graph.tensor<2x8x9x9xf32>) {
   %g = graph.conv2d %x, %w {dilation = array<i64: 2, 2>, groups = 2 : i64} : (!graph.tensor<2x8x9x9xf32>, !graph.tensor<16x4x3x3xf32>) -> !graph.tensor<2x16x5x5xf32>
@@ -161,13 +168,23 @@ func.func @computed_input(%x: !graph.tensor<1x8x8x8xf32>, %w: !graph.tensor<16x8
 
 // A depthwise conv keeps the direct form; a computed input is realized plain first (a channel shuffle or the
 // previous layer's padded points would be recomputed at each tap through their index arithmetic), an argument
-// or an input already realized is read as it is.
+// or an input already realized is read as it is. On CPU targets a depthwise conv at unit stride reads a plain
+// zero-padded copy of its input (its loads ungated: vectors along the rows); an elementwise input of realized
+// values (the relu) is computed into that copy, and the result with its bias is realized.
 // CHECK-LABEL: func.func @depthwise_input
 // CHECK:         %[[R:.*]] = graph.relu %x
 // CHECK-NEXT:    %[[P:.*]] = graph.contiguous %[[R]]
 // CHECK-NEXT:    graph.conv2d %[[P]], %w
 // CHECK-NEXT:    graph.conv2d %x, %w
 // CHECK-NOT:     graph.contiguous
+// ROWPAD-LABEL: func.func @depthwise_input
+// ROWPAD:         %[[R:.*]] = graph.relu %x
+// ROWPAD-NEXT:    %[[P:.*]] = graph.pad %[[R]] {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>, value = 0.000000e+00 : f32} : (!graph.tensor<1x8x10x10xf32>) -> !graph.tensor<1x8x12x12xf32>
+// ROWPAD-NEXT:    graph.contiguous %[[P]] : !graph.tensor<1x8x12x12xf32>
+// ROWPAD:         graph.reduce_sum
+// ROWPAD:         %[[C:.*]] = graph.contiguous %{{.*}} : !graph.tensor<1x8x10x10xf32>
+// ROWPAD:         graph.pad %x {low = array<i64: 0, 0, 1, 1>
+// ROWPAD-NOT:     graph.conv2d
 func.func @depthwise_input(%x: !graph.tensor<1x8x10x10xf32>, %w: !graph.tensor<8x1x3x3xf32>) -> (!graph.tensor<1x8x10x10xf32>, !graph.tensor<1x8x10x10xf32>) {
   %r = graph.relu %x : !graph.tensor<1x8x10x10xf32>
   %c = graph.conv2d %r, %w {padding = array<i64: 1, 1>, groups = 8 : i64} : (!graph.tensor<1x8x10x10xf32>, !graph.tensor<8x1x3x3xf32>) -> !graph.tensor<1x8x10x10xf32>
@@ -263,11 +280,12 @@ func.func @shared_concat(%x: !graph.tensor<1x8x8x8xf32>, %y: !graph.tensor<1x8x8
 // register tile reads the padded rows as vectors. Output rows of at least one vector (60 with 8 or 16 f32 lanes)
 // are not padded (the optimizer pads the tile's vector axis, its last vector moved back, not clamped); the result
 // with its bias is realized as plain NCHW, nothing sliced.
-// A computed input is realized before its pad (fused, the padded copy computed the producer, a whole matmul in
-// ResNet-50). 256 filters (@wide above) keep the im2col matmul; so does the cuda target (the checks above).
+// An input that computes a reduction is realized before its pad (@direct_computed: fused, the padded copy
+// computed the producer, a whole matmul in ResNet-50); an elementwise one of realized values (the relu of an
+// argument) is computed into the padded copy. 256 filters (@wide above) keep the im2col matmul; so does the
+// cuda target (the checks above).
 // ROWPAD-LABEL: func.func @direct
-// ROWPAD:         %[[H:.*]] = graph.contiguous %h : !graph.tensor<1x16x60x60xf32>
-// ROWPAD-NEXT:    %[[P:.*]] = graph.pad %[[H]] {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>
+// ROWPAD:         %[[P:.*]] = graph.pad %h {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>
 // ROWPAD-NEXT:    %[[XP:.*]] = graph.contiguous %[[P]] : !graph.tensor<1x16x62x62xf32>
 // ROWPAD-NOT:     graph.matmul
 // ROWPAD:         %[[T:.*]] = graph.reduce_sum %{{.*}} {axes = array<i64: 5, 6, 7>} : (!graph.tensor<1x1x64x60x60x16x3x3xf32>) -> !graph.tensor<1x1x64x60x60xf32>
@@ -277,5 +295,14 @@ func.func @shared_concat(%x: !graph.tensor<1x8x8x8xf32>, %y: !graph.tensor<1x8x8
 func.func @direct(%x: !graph.tensor<1x16x60x60xf32>, %w: !graph.tensor<64x16x3x3xf32>, %b: !graph.tensor<64xf32>) -> !graph.tensor<1x64x60x60xf32> {
   %h = graph.relu %x : !graph.tensor<1x16x60x60xf32>
   %r = graph.conv2d %h, %w bias %b {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<64x16x3x3xf32>, !graph.tensor<64xf32>) -> !graph.tensor<1x64x60x60xf32>
+  func.return %r : !graph.tensor<1x64x60x60xf32>
+}
+// ROWPAD-LABEL: func.func @direct_computed
+// ROWPAD:         %[[H:.*]] = graph.contiguous %h : !graph.tensor<1x16x60x60xf32>
+// ROWPAD-NEXT:    graph.pad %[[H]] {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>
+func.func @direct_computed(%x: !graph.tensor<1x16x60x60xf32>, %w1: !graph.tensor<16x16x1x1xf32>, %w: !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x60x60xf32> {
+  %c = graph.conv2d %x, %w1 : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x60x60xf32>
+  %h = graph.relu %c : !graph.tensor<1x16x60x60xf32>
+  %r = graph.conv2d %h, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x60x60xf32>
   func.return %r : !graph.tensor<1x64x60x60xf32>
 }

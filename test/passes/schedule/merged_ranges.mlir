@@ -36,3 +36,24 @@ func.func @kept(%x: !graph.tensor<4x3x2xf32>, %y: !graph.tensor<4x2x4xf32>) -> !
   %m = graph.matmul %x, %y : (!graph.tensor<4x3x2xf32>, !graph.tensor<4x2x4xf32>) -> !graph.tensor<4x3x4xf32>
   func.return %m : !graph.tensor<4x3x4xf32>
 }
+
+// -----
+
+// An elementwise kernel merges too, from the innermost pair outwards until one would divide: a relu over a
+// channel shuffle of 6x6 points builds the points as one range of 36 (LLVM vectorizes one loop of 36, where a
+// loop of 6 stayed scalar), the shuffled channels as two ranges (4 x 2, a range split), not merged with the points.
+// CHECK-LABEL: kernel.kernel @shuffled_e0
+// CHECK:         %[[C36:.*]] = kernel.const 36 : index
+// CHECK-NEXT:    kernel.range %[[C36]] global
+// CHECK-NOT:     kernel.range
+// CHECK-NOT:     kernel.idiv
+// CHECK-NOT:     kernel.mod
+// CHECK:         kernel.max
+// CHECK:         kernel.store
+func.func @shuffled(%x: !graph.tensor<1x8x6x6xf32>) -> !graph.tensor<1x8x6x6xf32> {
+  %t = graph.reshape %x : (!graph.tensor<1x8x6x6xf32>) -> !graph.tensor<1x2x4x6x6xf32>
+  %p = graph.permute %t {perm = array<i64: 0, 2, 1, 3, 4>} : (!graph.tensor<1x2x4x6x6xf32>) -> !graph.tensor<1x4x2x6x6xf32>
+  %r = graph.reshape %p : (!graph.tensor<1x4x2x6x6xf32>) -> !graph.tensor<1x8x6x6xf32>
+  %y = graph.relu %r : !graph.tensor<1x8x6x6xf32>
+  func.return %y : !graph.tensor<1x8x6x6xf32>
+}
