@@ -52,7 +52,9 @@ from xdsl.rewriter import InsertPoint
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.dialects import graph
 from kiln.dialects.types import TensorType, dtype_name, itemsize
-from kiln.passes.graph_decompose import Builder, is_plain, pair, tensor_type, windowed_conv, windows_2d
+from kiln.passes.graph_decompose import (
+    Builder, is_plain, pair, realize_plain, tensor_type, windowed_conv, windows_2d,
+)
 from kiln.passes.optimize.heuristic import CPU_VECTORS, MAX_PAD_WASTE
 from kiln.passes.pack_matmul import packing_pays
 from kiln.support.statistics import Statistic
@@ -94,8 +96,7 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
         cols = b.reshape(x, (*lead, c // groups, oh * ow))  # type: ignore[operator]
     else:
         ph, pw = pair(op, "padding", (0, 0))
-        if not is_plain(x):
-            x = b.op("contiguous", x, result=tensor_type(x))
+        x = realize_plain(b, x)
         stride = pair(op, "stride", (1, 1))
         # the padded columns' windows read further zeros on the right (their results are sliced off): padding the
         # windows themselves instead left their index algebra dividing per element (32 ms for 3x3 64 @56)
@@ -146,8 +147,7 @@ def _direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, row_extra:
     without a register tile (ResNet-50: 40 ms per such kernel)."""
     ph, pw = pair(op, "padding", (0, 0))
     oh, ow = tensor_type(op.results[0]).shape[2:]
-    if not is_plain(x):
-        x = b.op("contiguous", x, result=tensor_type(x))
+    x = realize_plain(b, x)
     xp = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw + row_extra), 0)
     if not is_plain(xp):
         xp = b.op("contiguous", xp, result=tensor_type(xp))
@@ -205,14 +205,14 @@ class ConvToMatmul(RewritePattern):
         if cg == 1:  # depthwise (or single-channel): the direct form, on a plain input
             x = op.operands[0]
             if not is_plain(x):
-                op.operands[0] = Builder(rewriter, op).op("contiguous", x, result=tensor_type(x))
+                op.operands[0] = realize_plain(Builder(rewriter, op), x)
                 rewriter.handle_operation_modification(op)
             return
         _realize_shared(rewriter, op.operands[0])
         b = Builder(rewriter, op)
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
         if isinstance(x.owner, graph.PoolOp):  # a pool realized plain (module docstring)
-            x = b.op("contiguous", x, result=tensor_type(x))
+            x = realize_plain(b, x)
         width = self.target.vector_width(dtype_name(tensor_type(x).element_type))
         filters = o // int(op.groups.value.data)  # type: ignore[operator]
         direct = _direct_row_padding(op, filters, width) if self.target.has_threads else None

@@ -70,6 +70,47 @@ def is_plain(x: SSAValue) -> bool:
     return isinstance(x, BlockArgument) or isinstance(x.owner, graph.ContiguousOp)
 
 
+def realize_plain(b: Builder, x: SSAValue) -> SSAValue:
+    """``x`` realized (``graph.contiguous``) unless it is plain. When ``x`` is an epilogue of a realized value
+    that nothing else reads (a direct conv's output realized with its bias, then its relu), that first
+    realization is dropped: the producer's kernel computes the epilogue and writes once, where a copy kernel
+    read it back and wrote it again (VGG-19: one per direct conv layer; docs/performance.md, "VGG-19, session
+    10")."""
+    if is_plain(x):
+        return x
+    inner = _realized_under_epilogue(x)
+    if inner is not None:
+        b.rewriter.replace_op(inner, [], [inner.operands[0]])
+    return b.op("contiguous", x, result=tensor_type(x))
+
+
+def _realized_under_epilogue(x: SSAValue) -> Operation | None:
+    """The ``graph.contiguous`` below ``x`` when ``x`` is a chain of elementwise ops of its shape over it, each
+    value of the chain read only by the next, every other operand a constant or a view of a plain value (a
+    bias)."""
+    v = x
+    while not isinstance(v.owner, graph.ContiguousOp):
+        op = v.owner
+        if not isinstance(op, graph.UnaryOp | graph.BinaryOp | graph.CastOp):
+            return None
+        chain = [o for o in op.operands if tensor_type(o).shape == tensor_type(v).shape and not _read_only(o)]
+        if len(chain) != 1 or not all(o is chain[0] or _read_only(o) for o in op.operands):
+            return None
+        v = chain[0]
+        if len(list(v.uses)) != 1:
+            return None
+    return v.owner if v is not x else None
+
+
+def _read_only(x: SSAValue) -> bool:
+    """A constant, or a reshape or expand of a plain value or a constant (a bias): read, nothing computed."""
+    if not isinstance(x.owner, graph.ReshapeOp | graph.ExpandOp | graph.ConstantOp):
+        return False
+    while isinstance(x.owner, graph.ReshapeOp | graph.ExpandOp):
+        x = x.owner.operands[0]
+    return is_plain(x) or isinstance(x.owner, graph.ConstantOp)
+
+
 def _scalar_attr(value: float | int, dtype: Attribute) -> Attribute:
     return FloatAttr(float(value), dtype) if is_float(dtype) else IntegerAttr(int(value), dtype)  # type: ignore[arg-type]
 
@@ -276,8 +317,8 @@ def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:
         low = [a + c for a, c in zip(low, _ints(x.owner.low))]  # type: ignore[attr-defined]
         high = [a + c for a, c in zip(high, _ints(x.owner.high))]  # type: ignore[attr-defined]
         x = x.owner.operands[0]
-    if not is_plain(x) and not isinstance(x.owner, graph.ConcatOp):
-        x = b.op("contiguous", x, result=tensor_type(x))  # read once per tap: realized plain (module docstring)
+    if not isinstance(x.owner, graph.ConcatOp):
+        x = realize_plain(b, x)  # read once per tap: realized plain (module docstring)
     x = b.pad(x if is_max else b.widen(x), low, high, fill)
     kernel = pair(op, "kernel", ())
     win = windows_2d(b, x, kernel, pair(op, "stride", kernel), (1, 1), tensor_type(op.results[0]).shape[2:])

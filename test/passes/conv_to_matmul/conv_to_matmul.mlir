@@ -279,3 +279,21 @@ func.func @direct(%x: !graph.tensor<1x16x60x60xf32>, %w: !graph.tensor<64x16x3x3
   %r = graph.conv2d %h, %w bias %b {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<64x16x3x3xf32>, !graph.tensor<64xf32>) -> !graph.tensor<1x64x60x60xf32>
   func.return %r : !graph.tensor<1x64x60x60xf32>
 }
+
+// -----
+
+// A direct conv's input that is the relu of the previous direct conv's realized output (VGG's layers) is realized
+// once, with the relu: the previous conv's realization is dropped, so its kernel stores relu(conv + b) and the
+// padded copy reads that, where a copy kernel computed the relu in between.
+// ROWPAD-LABEL: func.func @direct_chain
+// ROWPAD:         %[[B:.*]] = graph.add %{{.*}}, %{{.*}} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<16x1x1xf32>) -> !graph.tensor<1x16x60x60xf32>
+// ROWPAD-NEXT:    %[[H:.*]] = graph.relu %[[B]] : !graph.tensor<1x16x60x60xf32>
+// ROWPAD-NEXT:    %[[R:.*]] = graph.contiguous %[[H]] : !graph.tensor<1x16x60x60xf32>
+// ROWPAD-NEXT:    %[[P:.*]] = graph.pad %[[R]]
+// ROWPAD-NEXT:    graph.contiguous %[[P]] : !graph.tensor<1x16x62x62xf32>
+func.func @direct_chain(%x: !graph.tensor<1x16x60x60xf32>, %w: !graph.tensor<16x16x3x3xf32>, %b: !graph.tensor<16xf32>, %w2: !graph.tensor<16x16x3x3xf32>) -> !graph.tensor<1x16x60x60xf32> {
+  %y = graph.conv2d %x, %w bias %b {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<16x16x3x3xf32>, !graph.tensor<16xf32>) -> !graph.tensor<1x16x60x60xf32>
+  %h = graph.relu %y : !graph.tensor<1x16x60x60xf32>
+  %r = graph.conv2d %h, %w2 {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<16x16x3x3xf32>) -> !graph.tensor<1x16x60x60xf32>
+  func.return %r : !graph.tensor<1x16x60x60xf32>
+}
