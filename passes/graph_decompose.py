@@ -13,7 +13,7 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
 - `mean` over static axes: ``reduce_sum(x') / count``. Over a symbolic axis the count is not a constant, so
   `mean` stays: it is a core reduction (the scheduler divides by the bound count).
 - `conv2d`: zero `pad`, then sliding windows made of movement ops only (per spatial axis: reshape, expand,
-  flatten, pad, reshape, strided shrink: see ``_windows``), a grouped broadcast `mul` with the filter and a
+  flatten, pad, reshape, strided shrink: see ``windows``), a grouped broadcast `mul` with the filter and a
   `reduce_sum` over (C/groups, KH, KW); bias is added last.
 - `max_pool2d` / `avg_pool2d`: pad with -inf (int min) / 0, the same windows, `reduce_max` /
   ``reduce_sum / (KH*KW)``. A computed input is realized plain first (``contiguous``): fused, each tap read
@@ -248,7 +248,7 @@ def _mean(b: Builder, op: Operation) -> SSAValue | None:
     return b.mean(b.widen(x), axes, bool(op.keepdims.value.data))  # type: ignore[attr-defined]
 
 
-def _windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: int, out: int) -> SSAValue:
+def windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: int, out: int) -> SSAValue:
     """[pre.., D, post..] -> [pre.., k, out, post..] where element (i, o) is x[.., i*dilation + o*stride, ..].
 
     Movement ops only: expand to k copies of the axis, flatten them (element (i, h) at i*D + h), pad the
@@ -269,8 +269,8 @@ def _windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: 
 
 def windows_2d(b: Builder, x: SSAValue, kernel, stride, dilation, out_hw) -> SSAValue:
     """[N, C, H, W] -> [N, C, KH, OH, KW, OW]."""
-    x = _windows(b, x, 2, kernel[0], stride[0], dilation[0], out_hw[0])
-    return _windows(b, x, 4, kernel[1], stride[1], dilation[1], out_hw[1])
+    x = windows(b, x, 2, kernel[0], stride[0], dilation[0], out_hw[0])
+    return windows(b, x, 4, kernel[1], stride[1], dilation[1], out_hw[1])
 
 
 def pair(op: Operation, name: str, default: Sequence[int]) -> tuple[int, int]:

@@ -314,12 +314,13 @@ def conv_block_program(rng: np.random.Generator) -> Program:
 
 
 def vgg_block_program(rng: np.random.Generator) -> Program:
-    """VGG's layers: two direct 3x3 convs, each + bias + relu, then a 2x2 max pool. On CPUs each relu is computed
-    in its conv's kernel, realized once for the next conv's padded copy and for the pool."""
-    x = rng.standard_normal((1, 4, 12, 12))
+    """VGG's layers: two 3x3 convs, each + bias + relu, then a 2x2 max pool. On CPUs the 58-column rows take the
+    flat direct form (graph-conv-to-matmul): each conv's points are its padded input's rows read as one axis,
+    the second conv's padded copy reads the first one's sliced output and relu."""
+    x = rng.standard_normal((1, 4, 6, 58))
     w1, w2 = rng.standard_normal((8, 4, 3, 3)) * 0.3, rng.standard_normal((8, 8, 3, 3)) * 0.3
     b1, b2 = rng.standard_normal(8), rng.standard_normal(8)
-    tx, ty, tp = _t((1, 4, 12, 12), "f32"), _t((1, 8, 12, 12), "f32"), _t((1, 8, 6, 6), "f32")
+    tx, ty, tp = _t((1, 4, 6, 58), "f32"), _t((1, 8, 6, 58), "f32"), _t((1, 8, 3, 29), "f32")
     tw1, tw2, tb = _t((8, 4, 3, 3), "f32"), _t((8, 8, 3, 3), "f32"), _t((8,), "f32")
     pad = "{padding = array<i64: 1, 1>}"
     body = [
