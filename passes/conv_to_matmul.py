@@ -24,6 +24,10 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   zero-padded copy of the input (so its loads are ungated and contiguous along the output rows, the register
   tile's vector axis). It saves the im2col copy (ResNet-50's 3x3 64 @56: 8 MB written and read back, which kept
   the layer from scaling to two cores). Rows shorter than a vector are padded to one; the result is realized.
+- CPU targets, stride 1 with wide rows that are not whole register tiles (56 or 112 columns; ``_flat_rows``),
+  any number of filters: the direct form over the padded input read as one flat axis (``_flat_direct``), so
+  the points of all rows are one vector axis padded only at its end; its ``KW - 1`` extra points per row are
+  sliced off. It replaces both the 2-D direct form (rows padded to whole vectors) and the im2col matmul.
 - CPU targets: output rows that straddle graph-pack-matmul's panels (56 columns, panels of 16) get zero columns
   up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
   the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
