@@ -27,6 +27,10 @@ bias, relu or residual add fuses into the matmul's output kernel as after any ma
   tile's vector axis). It saves the im2col copy (ResNet-50's 3x3 64 @56: 8 MB written and read back, which kept
   the layer from scaling to two cores). Rows shorter than a vector are padded to one; the result is realized.
   An input of elementwise ops over realized values is computed straight into the padded copy.
+- CPU targets, stride 1 with wide rows that are not whole register tiles (56 or 112 columns; ``_flat_rows``),
+  any number of filters: the direct form over the padded input read as one flat axis (``_flat_direct``), so
+  the points of all rows are one vector axis padded only at its end; its ``KW - 1`` extra points per row are
+  sliced off. It replaces both the 2-D direct form (rows padded to whole vectors) and the im2col matmul.
 - CPU targets: output rows that straddle graph-pack-matmul's panels (56 columns, panels of 16) get zero columns
   up to a multiple of the panel width when the extra matmul work costs less than the copy saved (``_row_padding``):
   the windows read further zeros of the padded input, the panels are then copied straight from them (one copy),
@@ -57,7 +61,9 @@ from xdsl.rewriter import InsertPoint
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.dialects import graph
 from kiln.dialects.types import TensorType, dtype_name, itemsize
-from kiln.passes.graph_decompose import Builder, is_plain, pair, tensor_type, windowed_conv, windows_2d
+from kiln.passes.graph_decompose import (
+    Builder, is_plain, pair, realize_plain, tensor_type, windowed_conv, windows, windows_2d,
+)
 from kiln.passes.optimize.heuristic import CPU_VECTORS, MAX_PAD_WASTE
 from kiln.passes.pack_matmul import packing_pays
 from kiln.passes.schedule import ELEMENTWISE
@@ -100,8 +106,7 @@ def _columns(b: Builder, op: graph.Conv2dOp, x: SSAValue, groups: int, extra: in
         cols = b.reshape(x, (*lead, c // groups, oh * ow))  # type: ignore[operator]
     else:
         ph, pw = pair(op, "padding", (0, 0))
-        if not is_plain(x):
-            x = b.op("contiguous", x, result=tensor_type(x))
+        x = realize_plain(b, x)
         stride = pair(op, "stride", (1, 1))
         # the padded columns' windows read further zeros on the right (their results are sliced off): padding the
         # windows themselves instead left their index algebra dividing per element (32 ms for 3x3 64 @56)
@@ -172,8 +177,8 @@ def _direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, row_extra:
     (ResNet-50: 40 ms per such kernel)."""
     ph, pw = pair(op, "padding", (0, 0))
     oh, ow = tensor_type(op.results[0]).shape[2:]
-    if not is_plain(x) and not _elementwise_over_plain(x):
-        x = b.op("contiguous", x, result=tensor_type(x))
+    if not _elementwise_over_plain(x):
+        x = realize_plain(b, x)
     xp = b.pad(x, (0, 0, ph, pw), (0, 0, ph, pw + row_extra), 0)
     if not is_plain(xp):
         xp = b.op("contiguous", xp, result=tensor_type(xp))
@@ -182,6 +187,88 @@ def _direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, row_extra:
         y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (tensor_type(w).shape[0], 1, 1)))
     y = b.op("contiguous", y, result=tensor_type(y))
     return b.shrink_axis(y, 3, 0, ow, 1) if row_extra else y  # type: ignore[arg-type]
+
+
+FLAT_ROW_WASTE = 1 / 25
+"""At most this fraction of a flat direct conv's points is wasted on the ``KW - 1`` padding columns of each
+row (``_flat_rows``): rows of 56 and more for 3x3 filters. VGG-19's 3x3 256 @56, one core, thread CPU time:
+35.4 ms flat (its rows read as one axis of 56 x 58 points) against 38.1 ms as the im2col matmul; its 3x3 512
+@28 (2 of 28 columns wasted) 38.5 against 37.3 ms (docs/performance.md, "VGG-19, session 10")."""
+
+
+def _flat_rows(op: graph.Conv2dOp, width: int) -> bool:
+    """Whether a stride-1 conv runs in the flat direct form (``_flat_direct``): ungrouped, not 1x1, not a concat's
+    piece, and its output rows wider than ``KW - 1`` by FLAT_ROW_WASTE but not whole register tiles (two vectors
+    of ``width``), which the 2-D direct form tiles without waste (VGG's 224 columns)."""
+    o, cg, kh, kw = tensor_type(op.operands[1]).shape
+    ow = tensor_type(op.results[0]).shape[3]
+    if int(op.groups.value.data) != 1 or _is_pointwise(op) or not isinstance(ow, int):  # type: ignore[attr-defined]
+        return False
+    if pair(op, "stride", (1, 1)) != (1, 1) or pair(op, "dilation", (1, 1)) != (1, 1) or _concat_piece(op):
+        return False
+    return kw - 1 <= FLAT_ROW_WASTE * ow and ow % (width * CPU_VECTORS) != 0  # type: ignore[operator]
+
+
+def _concat_piece(op: graph.Conv2dOp) -> bool:
+    """The conv's output, or an elementwise value of it, is a concat's piece. Its kernel stores a piece in place
+    (convert-graph-to-kernel's concat in place); a flat direct conv's sliced output is no such piece, and each
+    reader of the concat would select among the pieces (SqueezeNet's fire modules, DenseNet's dense blocks)."""
+    stack = [op.results[0]]
+    while stack:
+        for use in stack.pop().uses:
+            if isinstance(use.operation, graph.ConcatOp):
+                return True
+            if isinstance(use.operation, graph.UnaryOp | graph.BinaryOp | graph.CastOp):
+                stack.append(use.operation.results[0])
+    return False
+
+
+def _flat_direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, width: int) -> SSAValue:
+    """The direct form over the flattened zero-padded input, with its bias, [N, O, OH, OW]. The padded input
+    ``xp`` ([N, C, Hp, Wp], Wp = OW + KW - 1) is read as one axis: the output point ``p = oh * Wp + ow`` takes
+    tap (kh, kw) at ``p + kh * Wp + kw``, so the points of all rows are one contiguous axis, the register tile's
+    vector axis, padded to whole tiles (two vectors) at its end instead of at every row; the ``KW - 1`` points
+    per row that run past the row's end (into the next row) are computed and sliced off. Further zero rows at
+    the bottom keep the last taps in the buffer. An input that is a view or an epilogue of plain values is
+    padded in one copy; one that computes more is realized first (``_direct``)."""
+    ph, pw = pair(op, "padding", (0, 0))
+    n, c, ih = tensor_type(x).shape[:3]
+    o, _, kh, kw = tensor_type(w).shape
+    oh, ow = tensor_type(op.results[0]).shape[2:]
+    wp = ow + kw - 1  # type: ignore[operator]
+    points = oh * wp  # type: ignore[operator]
+    padded = points + -points % (width * CPU_VECTORS)
+    rows = -(-((kh - 1) * wp + padded + kw - 1) // wp)  # type: ignore[operator]
+    if not _reads_plain(x):
+        x = realize_plain(b, x)
+    xp = b.pad(x, (0, 0, ph, pw), (0, 0, rows - ph - ih, pw), 0)  # type: ignore[operator]
+    xp = b.op("contiguous", xp, result=tensor_type(xp))
+    flat = b.reshape(xp, (n, c, rows * wp))
+    taps = windows(b, flat, 2, kh, 1, wp, padded + kw - 1)  # [N, C, KH, P + KW - 1]: xp[kh * Wp + q]
+    taps = windows(b, taps, 3, kw, 1, 1, padded)  # [N, C, KH, KW, P]: xp[kh * Wp + kw + p]
+    taps = b.reshape(b.op("permute", taps, perm=(0, 4, 1, 2, 3)), (n, 1, padded, c, kh, kw))
+    y = b.reduce("reduce_sum", b.op("mul", taps, b.reshape(w, (1, o, 1, c, kh, kw))), (3, 4, 5), False)
+    if len(op.operands) == 3:
+        y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1)))
+    y = b.shrink_axis(b.op("contiguous", y, result=tensor_type(y)), 2, 0, points, 1)
+    return b.shrink_axis(b.reshape(y, (n, o, oh, wp)), 3, 0, ow, 1)  # type: ignore[arg-type]
+
+
+def _reads_plain(x: SSAValue) -> bool:
+    """``x`` is computed from plain values and constants by elementwise and movement ops alone (a flat direct
+    conv's sliced output and its relu): a copy of it reads each of them once, with no reduction to recompute."""
+    stack, seen = [x], set()
+    while stack:
+        v = stack.pop()
+        if is_plain(v) or v in seen:
+            continue
+        seen.add(v)
+        op = v.owner
+        if not isinstance(op, graph.UnaryOp | graph.BinaryOp | graph.CastOp | graph.ConstantOp | graph.ReshapeOp
+                          | graph.ExpandOp | graph.ShrinkOp | graph.PermuteOp | graph.PadOp):
+            return False
+        stack.extend(op.operands)
+    return True
 
 
 COPY_FLOPS = 32
@@ -236,18 +323,20 @@ class ConvToMatmul(RewritePattern):
         if cg == 1:  # depthwise (or single-channel): the direct form, on a plain input
             x = op.operands[0]
             if not is_plain(x):
-                op.operands[0] = Builder(rewriter, op).op("contiguous", x, result=tensor_type(x))
+                op.operands[0] = realize_plain(Builder(rewriter, op), x)
                 rewriter.handle_operation_modification(op)
             return
         _realize_shared(rewriter, op.operands[0])
         b = Builder(rewriter, op)
         x, w = b.widen(op.operands[0]), b.widen(op.operands[1])
         if isinstance(x.owner, graph.PoolOp):  # a pool realized plain (module docstring)
-            x = b.op("contiguous", x, result=tensor_type(x))
+            x = realize_plain(b, x)
         width = self.target.vector_width(dtype_name(tensor_type(x).element_type))
         filters = o // int(op.groups.value.data)  # type: ignore[operator]
         direct = _direct_row_padding(op, filters, width) if self.target.has_threads else None
-        if direct is not None:
+        if self.target.has_threads and _flat_rows(op, width):
+            y = _flat_direct(b, op, x, w, width)
+        elif direct is not None:
             y = _direct(b, op, x, w, direct)
         else:
             y = self._matmul(b, op, x, w)

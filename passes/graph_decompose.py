@@ -13,7 +13,7 @@ accumulate in f32" holds in the IR itself; the result is cast back once at the e
 - `mean` over static axes: ``reduce_sum(x') / count``. Over a symbolic axis the count is not a constant, so
   `mean` stays: it is a core reduction (the scheduler divides by the bound count).
 - `conv2d`: zero `pad`, then sliding windows made of movement ops only (per spatial axis: reshape, expand,
-  flatten, pad, reshape, strided shrink: see ``_windows``), a grouped broadcast `mul` with the filter and a
+  flatten, pad, reshape, strided shrink: see ``windows``), a grouped broadcast `mul` with the filter and a
   `reduce_sum` over (C/groups, KH, KW); bias is added last.
 - `max_pool2d` / `avg_pool2d`: pad with -inf (int min) / 0, the same windows, `reduce_max` /
   ``reduce_sum / (KH*KW)``. A computed input is realized plain first (``contiguous``): fused, each tap read
@@ -68,6 +68,47 @@ def tensor_type(v: SSAValue) -> TensorType:
 def is_plain(x: SSAValue) -> bool:
     """A function argument or a realized (``contiguous``) value: reading it again recomputes nothing."""
     return isinstance(x, BlockArgument) or isinstance(x.owner, graph.ContiguousOp)
+
+
+def realize_plain(b: Builder, x: SSAValue) -> SSAValue:
+    """``x`` realized (``graph.contiguous``) unless it is plain. When ``x`` is an epilogue of a realized value
+    that nothing else reads (a direct conv's output realized with its bias, then its relu), that first
+    realization is dropped: the producer's kernel computes the epilogue and writes once, where a copy kernel
+    read it back and wrote it again (VGG-19: one per direct conv layer; docs/performance.md, "VGG-19, session
+    10")."""
+    if is_plain(x):
+        return x
+    inner = _realized_under_epilogue(x)
+    if inner is not None:
+        b.rewriter.replace_op(inner, [], [inner.operands[0]])
+    return b.op("contiguous", x, result=tensor_type(x))
+
+
+def _realized_under_epilogue(x: SSAValue) -> Operation | None:
+    """The ``graph.contiguous`` below ``x`` when ``x`` is a chain of elementwise ops of its shape over it, each
+    value of the chain read only by the next, every other operand a constant or a view of a plain value (a
+    bias)."""
+    v = x
+    while not isinstance(v.owner, graph.ContiguousOp):
+        op = v.owner
+        if not isinstance(op, graph.UnaryOp | graph.BinaryOp | graph.CastOp):
+            return None
+        chain = [o for o in op.operands if tensor_type(o).shape == tensor_type(v).shape and not _read_only(o)]
+        if len(chain) != 1 or not all(o is chain[0] or _read_only(o) for o in op.operands):
+            return None
+        v = chain[0]
+        if len(list(v.uses)) != 1:
+            return None
+    return v.owner if v is not x else None
+
+
+def _read_only(x: SSAValue) -> bool:
+    """A constant, or a reshape or expand of a plain value or a constant (a bias): read, nothing computed."""
+    if not isinstance(x.owner, graph.ReshapeOp | graph.ExpandOp | graph.ConstantOp):
+        return False
+    while isinstance(x.owner, graph.ReshapeOp | graph.ExpandOp):
+        x = x.owner.operands[0]
+    return is_plain(x) or isinstance(x.owner, graph.ConstantOp)
 
 
 def _scalar_attr(value: float | int, dtype: Attribute) -> Attribute:
@@ -207,7 +248,7 @@ def _mean(b: Builder, op: Operation) -> SSAValue | None:
     return b.mean(b.widen(x), axes, bool(op.keepdims.value.data))  # type: ignore[attr-defined]
 
 
-def _windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: int, out: int) -> SSAValue:
+def windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: int, out: int) -> SSAValue:
     """[pre.., D, post..] -> [pre.., k, out, post..] where element (i, o) is x[.., i*dilation + o*stride, ..].
 
     Movement ops only: expand to k copies of the axis, flatten them (element (i, h) at i*D + h), pad the
@@ -228,8 +269,8 @@ def _windows(b: Builder, x: SSAValue, axis: int, k: int, stride: int, dilation: 
 
 def windows_2d(b: Builder, x: SSAValue, kernel, stride, dilation, out_hw) -> SSAValue:
     """[N, C, H, W] -> [N, C, KH, OH, KW, OW]."""
-    x = _windows(b, x, 2, kernel[0], stride[0], dilation[0], out_hw[0])
-    return _windows(b, x, 4, kernel[1], stride[1], dilation[1], out_hw[1])
+    x = windows(b, x, 2, kernel[0], stride[0], dilation[0], out_hw[0])
+    return windows(b, x, 4, kernel[1], stride[1], dilation[1], out_hw[1])
 
 
 def pair(op: Operation, name: str, default: Sequence[int]) -> tuple[int, int]:
@@ -276,8 +317,8 @@ def _pool(b: Builder, op: Operation, is_max: bool) -> SSAValue:
         low = [a + c for a, c in zip(low, _ints(x.owner.low))]  # type: ignore[attr-defined]
         high = [a + c for a, c in zip(high, _ints(x.owner.high))]  # type: ignore[attr-defined]
         x = x.owner.operands[0]
-    if not is_plain(x) and not isinstance(x.owner, graph.ConcatOp):
-        x = b.op("contiguous", x, result=tensor_type(x))  # read once per tap: realized plain (module docstring)
+    if not isinstance(x.owner, graph.ConcatOp):
+        x = realize_plain(b, x)  # read once per tap: realized plain (module docstring)
     x = b.pad(x if is_max else b.widen(x), low, high, fill)
     kernel = pair(op, "kernel", ())
     win = windows_2d(b, x, kernel, pair(op, "stride", kernel), (1, 1), tensor_type(op.results[0]).shape[2:])

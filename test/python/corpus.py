@@ -258,6 +258,7 @@ def composite_programs() -> Iterator[Program]:
         yield _single(name, f"graph.conv2d %x, %w {attrs} : ({_t(img.shape, 'f32')}, {_t(w_shape, 'f32')}) -> {_t(out, 'f32')}",
                       [("%x", img, _t(img.shape, "f32")), ("%w", w, _t(w_shape, "f32"))], _t(out, "f32"))
     yield conv_block_program(rng)
+    yield vgg_block_program(rng)
     for op in ("max_pool2d", "avg_pool2d"):
         yield _single(op, f"graph.{op} %x {{kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}} : ({_t(img.shape, 'f32')}) -> {_t((2, 4, 5, 5), 'f32')}",
                       [("%x", img, _t(img.shape, "f32"))], _t((2, 4, 5, 5), "f32"))
@@ -310,6 +311,29 @@ def conv_block_program(rng: np.random.Generator) -> Program:
     text = _function("conv_block", args, body, [("%y", tx), ("%stem", tso), ("%pc", tpc)])
     inputs = [a.astype(np.float32) for a in (x, w1, b1, w2, b2, stem_in, stem_w, pool_w)]
     return Program("conv_block", text, "conv_block", [inputs], rtol=1e-4, atol=1e-4, tags=frozenset({"composite"}))
+
+
+def vgg_block_program(rng: np.random.Generator) -> Program:
+    """VGG's layers: two 3x3 convs, each + bias + relu, then a 2x2 max pool. On CPUs the 58-column rows take the
+    flat direct form (graph-conv-to-matmul): each conv's points are its padded input's rows read as one axis,
+    the second conv's padded copy reads the first one's sliced output and relu."""
+    x = rng.standard_normal((1, 4, 6, 58))
+    w1, w2 = rng.standard_normal((8, 4, 3, 3)) * 0.3, rng.standard_normal((8, 8, 3, 3)) * 0.3
+    b1, b2 = rng.standard_normal(8), rng.standard_normal(8)
+    tx, ty, tp = _t((1, 4, 6, 58), "f32"), _t((1, 8, 6, 58), "f32"), _t((1, 8, 3, 29), "f32")
+    tw1, tw2, tb = _t((8, 4, 3, 3), "f32"), _t((8, 8, 3, 3), "f32"), _t((8,), "f32")
+    pad = "{padding = array<i64: 1, 1>}"
+    body = [
+        f"%c1 = graph.conv2d %x, %w1 bias %b1 {pad} : ({tx}, {tw1}, {tb}) -> {ty}",
+        f"%r1 = graph.relu %c1 : {ty}",
+        f"%c2 = graph.conv2d %r1, %w2 bias %b2 {pad} : ({ty}, {tw2}, {tb}) -> {ty}",
+        f"%r2 = graph.relu %c2 : {ty}",
+        f"%y = graph.max_pool2d %r2 {{kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>}} : ({ty}) -> {tp}",
+    ]
+    args = [("%x", tx), ("%w1", tw1), ("%b1", tb), ("%w2", tw2), ("%b2", tb)]
+    text = _function("vgg_block", args, body, [("%y", tp)])
+    inputs = [a.astype(np.float32) for a in (x, w1, b1, w2, b2)]
+    return Program("vgg_block", text, "vgg_block", [inputs], rtol=1e-4, atol=1e-4, tags=frozenset({"composite"}))
 
 
 def long_reduction_programs() -> Iterator[Program]:

@@ -98,12 +98,15 @@ CONVS = {
     "conv_row_padded_bias_relu": (_conv((1, 16, 112, 112), (64, 16, 3, 3), (1, 64, 56, 56),
                                         "{padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}", True),
                                   [(1, 16, 112, 112), (64, 16, 3, 3), (64,)], 3),
-    # the direct form (stride 1, 64 filters): the padded input's copy, the conv with its bias (then the relu, whose
-    # consumer in a network fuses it); 60 columns padded to 64 are sliced off in the relu's kernel
-    "conv_direct": (_conv((1, 16, 56, 56), (64, 16, 3, 3), (1, 64, 56, 56), "{padding = array<i64: 1, 1>}"),
-                    [(1, 16, 56, 56), (64, 16, 3, 3)], 2),
-    "conv_direct_row_padded_bias_relu": (_conv((1, 16, 60, 60), (64, 16, 3, 3), (1, 64, 60, 60), "{padding = array<i64: 1, 1>}", True),
-                                         [(1, 16, 60, 60), (64, 16, 3, 3), (64,)], 3),
+    # the direct form (stride 1, 64 filters, 28 columns): the padded input's copy, the conv with its bias
+    "conv_direct": (_conv((1, 16, 28, 28), (64, 16, 3, 3), (1, 64, 28, 28), "{padding = array<i64: 1, 1>}"),
+                    [(1, 16, 28, 28), (64, 16, 3, 3)], 2),
+    # wide rows (56, 60 columns): the flat direct form, the padded input's copy, the conv over its rows as one axis
+    # of points (with the bias), then the points past each row's end sliced off (with the relu)
+    "conv_flat": (_conv((1, 16, 56, 56), (64, 16, 3, 3), (1, 64, 56, 56), "{padding = array<i64: 1, 1>}"),
+                  [(1, 16, 56, 56), (64, 16, 3, 3)], 3),
+    "conv_flat_bias_relu": (_conv((1, 16, 60, 60), (64, 16, 3, 3), (1, 64, 60, 60), "{padding = array<i64: 1, 1>}", True),
+                            [(1, 16, 60, 60), (64, 16, 3, 3), (64,)], 3),
 }
 
 

@@ -198,7 +198,8 @@ func.func @depthwise_input(%x: !graph.tensor<1x8x10x10xf32>, %w: !graph.tensor<8
 // read from 8 more zero columns of the padded input (64 = 4 or 2 panels; 16 at stride 2), so graph-pack-matmul
 // copies the panels straight from the windows; the padded result is realized and sliced back to 56 columns. 64
 // filters: the padding's extra matmul work costs less than the copy it saves (@wide, 256 filters, keeps 56
-// columns). At stride 2: a stride-1 conv with 64 filters takes the direct form (@direct).
+// columns). At stride 2: a stride-1 conv with 64 filters takes the direct form (@direct), flat when its rows
+// are wide (flat_direct.mlir).
 // CHECK-LABEL: func.func @row_padded
 // KERNEL-LABEL: kernel.kernel @row_padded
 // ROWPAD-LABEL: func.func @row_padded
@@ -214,8 +215,8 @@ func.func @row_padded(%x: !graph.tensor<1x16x112x112xf32>, %w: !graph.tensor<64x
   %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (!graph.tensor<1x16x112x112xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x56x56xf32>
   func.return %r : !graph.tensor<1x64x56x56xf32>
 }
-func.func @wide(%x: !graph.tensor<1x16x56x56xf32>, %w: !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32> {
-  %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x56x56xf32>, !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32>
+func.func @wide(%x: !graph.tensor<1x16x112x112xf32>, %w: !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32> {
+  %r = graph.conv2d %x, %w {padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (!graph.tensor<1x16x112x112xf32>, !graph.tensor<256x16x3x3xf32>) -> !graph.tensor<1x256x56x56xf32>
   func.return %r : !graph.tensor<1x256x56x56xf32>
 }
 
@@ -277,32 +278,50 @@ func.func @shared_concat(%x: !graph.tensor<1x8x8x8xf32>, %y: !graph.tensor<1x8x8
 
 // CPU targets: a stride-1 conv with at most 128 filters per group takes the direct form, graph-decompose's windows
 // times the filter reduced over the taps, over a plain zero-padded copy of its input: no im2col copy, and the
-// register tile reads the padded rows as vectors. Output rows of at least one vector (60 with 8 or 16 f32 lanes)
+// register tile reads the padded rows as vectors. Output rows of at least one vector (28 with 8 or 16 f32 lanes)
 // are not padded (the optimizer pads the tile's vector axis, its last vector moved back, not clamped); the result
-// with its bias is realized as plain NCHW, nothing sliced.
+// with its bias is realized as plain NCHW, nothing sliced. Wider rows take the flat form (flat_direct.mlir).
 // An input that computes a reduction is realized before its pad (@direct_computed: fused, the padded copy
 // computed the producer, a whole matmul in ResNet-50); an elementwise one of realized values (the relu of an
 // argument) is computed into the padded copy. 256 filters (@wide above) keep the im2col matmul; so does the
 // cuda target (the checks above).
 // ROWPAD-LABEL: func.func @direct
 // ROWPAD:         %[[P:.*]] = graph.pad %h {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>
-// ROWPAD-NEXT:    %[[XP:.*]] = graph.contiguous %[[P]] : !graph.tensor<1x16x62x62xf32>
+// ROWPAD-NEXT:    %[[XP:.*]] = graph.contiguous %[[P]] : !graph.tensor<1x16x30x30xf32>
 // ROWPAD-NOT:     graph.matmul
-// ROWPAD:         %[[T:.*]] = graph.reduce_sum %{{.*}} {axes = array<i64: 5, 6, 7>} : (!graph.tensor<1x1x64x60x60x16x3x3xf32>) -> !graph.tensor<1x1x64x60x60xf32>
-// ROWPAD:         %[[B:.*]] = graph.add %{{.*}}, %{{.*}} : (!graph.tensor<1x64x60x60xf32>, !graph.tensor<64x1x1xf32>) -> !graph.tensor<1x64x60x60xf32>
-// ROWPAD-NEXT:    %r = graph.contiguous %[[B]] : !graph.tensor<1x64x60x60xf32>
+// ROWPAD:         %[[T:.*]] = graph.reduce_sum %{{.*}} {axes = array<i64: 5, 6, 7>} : (!graph.tensor<1x1x64x28x28x16x3x3xf32>) -> !graph.tensor<1x1x64x28x28xf32>
+// ROWPAD:         %[[B:.*]] = graph.add %{{.*}}, %{{.*}} : (!graph.tensor<1x64x28x28xf32>, !graph.tensor<64x1x1xf32>) -> !graph.tensor<1x64x28x28xf32>
+// ROWPAD-NEXT:    %r = graph.contiguous %[[B]] : !graph.tensor<1x64x28x28xf32>
 // ROWPAD-NOT:     graph.shrink
-func.func @direct(%x: !graph.tensor<1x16x60x60xf32>, %w: !graph.tensor<64x16x3x3xf32>, %b: !graph.tensor<64xf32>) -> !graph.tensor<1x64x60x60xf32> {
-  %h = graph.relu %x : !graph.tensor<1x16x60x60xf32>
-  %r = graph.conv2d %h, %w bias %b {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<64x16x3x3xf32>, !graph.tensor<64xf32>) -> !graph.tensor<1x64x60x60xf32>
-  func.return %r : !graph.tensor<1x64x60x60xf32>
+func.func @direct(%x: !graph.tensor<1x16x28x28xf32>, %w: !graph.tensor<64x16x3x3xf32>, %b: !graph.tensor<64xf32>) -> !graph.tensor<1x64x28x28xf32> {
+  %h = graph.relu %x : !graph.tensor<1x16x28x28xf32>
+  %r = graph.conv2d %h, %w bias %b {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x28x28xf32>, !graph.tensor<64x16x3x3xf32>, !graph.tensor<64xf32>) -> !graph.tensor<1x64x28x28xf32>
+  func.return %r : !graph.tensor<1x64x28x28xf32>
+}
+
+// -----
+
+// A direct conv's input that is the relu of the previous direct conv's realized output (VGG's layers) is computed
+// into the padded copy: the previous conv's kernel stores conv + b once, and no copy kernel computes the relu in
+// between.
+// ROWPAD-LABEL: func.func @direct_chain
+// ROWPAD:         %[[B:.*]] = graph.add %{{.*}}, %{{.*}} : (!graph.tensor<1x16x28x28xf32>, !graph.tensor<16x1x1xf32>) -> !graph.tensor<1x16x28x28xf32>
+// ROWPAD-NEXT:    %[[Y:.*]] = graph.contiguous %[[B]] : !graph.tensor<1x16x28x28xf32>
+// ROWPAD-NEXT:    %[[H:.*]] = graph.relu %[[Y]] : !graph.tensor<1x16x28x28xf32>
+// ROWPAD-NEXT:    %[[P:.*]] = graph.pad %[[H]]
+// ROWPAD-NEXT:    graph.contiguous %[[P]] : !graph.tensor<1x16x30x30xf32>
+func.func @direct_chain(%x: !graph.tensor<1x16x28x28xf32>, %w: !graph.tensor<16x16x3x3xf32>, %b: !graph.tensor<16xf32>, %w2: !graph.tensor<16x16x3x3xf32>) -> !graph.tensor<1x16x28x28xf32> {
+  %y = graph.conv2d %x, %w bias %b {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x28x28xf32>, !graph.tensor<16x16x3x3xf32>, !graph.tensor<16xf32>) -> !graph.tensor<1x16x28x28xf32>
+  %h = graph.relu %y : !graph.tensor<1x16x28x28xf32>
+  %r = graph.conv2d %h, %w2 {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x28x28xf32>, !graph.tensor<16x16x3x3xf32>) -> !graph.tensor<1x16x28x28xf32>
+  func.return %r : !graph.tensor<1x16x28x28xf32>
 }
 // ROWPAD-LABEL: func.func @direct_computed
-// ROWPAD:         %[[H:.*]] = graph.contiguous %h : !graph.tensor<1x16x60x60xf32>
+// ROWPAD:         %[[H:.*]] = graph.contiguous %h : !graph.tensor<1x16x28x28xf32>
 // ROWPAD-NEXT:    graph.pad %[[H]] {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 1, 1>
-func.func @direct_computed(%x: !graph.tensor<1x16x60x60xf32>, %w1: !graph.tensor<16x16x1x1xf32>, %w: !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x60x60xf32> {
-  %c = graph.conv2d %x, %w1 : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x60x60xf32>
-  %h = graph.relu %c : !graph.tensor<1x16x60x60xf32>
-  %r = graph.conv2d %h, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x60x60xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x60x60xf32>
-  func.return %r : !graph.tensor<1x64x60x60xf32>
+func.func @direct_computed(%x: !graph.tensor<1x16x28x28xf32>, %w1: !graph.tensor<16x16x1x1xf32>, %w: !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x28x28xf32> {
+  %c = graph.conv2d %x, %w1 : (!graph.tensor<1x16x28x28xf32>, !graph.tensor<16x16x1x1xf32>) -> !graph.tensor<1x16x28x28xf32>
+  %h = graph.relu %c : !graph.tensor<1x16x28x28xf32>
+  %r = graph.conv2d %h, %w {padding = array<i64: 1, 1>} : (!graph.tensor<1x16x28x28xf32>, !graph.tensor<64x16x3x3xf32>) -> !graph.tensor<1x64x28x28xf32>
+  func.return %r : !graph.tensor<1x64x28x28xf32>
 }

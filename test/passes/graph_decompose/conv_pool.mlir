@@ -72,3 +72,39 @@ func.func @pool_of_relu(%x: !graph.tensor<1x2x4x4xf16>) -> (!graph.tensor<1x2x2x
   %a = graph.avg_pool2d %r {kernel = array<i64: 2, 2>} : (!graph.tensor<1x2x4x4xf16>) -> !graph.tensor<1x2x2x2xf16>
   func.return %m, %a : !graph.tensor<1x2x2x2xf16>, !graph.tensor<1x2x2x2xf16>
 }
+
+// -----
+
+// A pool's input that is an epilogue (relu, a scale by a constant) of a realized value read nowhere else (a
+// direct conv's output with its bias) is realized once: the first realization is dropped, so the producer's
+// kernel computes the epilogue, instead of a copy kernel reading the value back. A realized value that is read
+// elsewhere too (@pool_of_shared_epilogue) keeps its realization.
+// CHECK-LABEL: func.func @pool_of_epilogue
+// CHECK-NEXT:    %[[S:.*]] = graph.add %x, %x
+// CHECK-NEXT:    %[[R:.*]] = graph.relu %[[S]]
+// CHECK:         %[[M:.*]] = graph.mul %[[R]], %{{.*}}
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[M]] : !graph.tensor<1x2x4x4xf32>
+// CHECK-NOT:     graph.contiguous
+// CHECK:         graph.reduce_max
+func.func @pool_of_epilogue(%x: !graph.tensor<1x2x4x4xf32>) -> !graph.tensor<1x2x2x2xf32> {
+  %s = graph.add %x, %x : (!graph.tensor<1x2x4x4xf32>, !graph.tensor<1x2x4x4xf32>) -> !graph.tensor<1x2x4x4xf32>
+  %c = graph.contiguous %s : !graph.tensor<1x2x4x4xf32>
+  %r = graph.relu %c : !graph.tensor<1x2x4x4xf32>
+  %k = graph.constant 2.0 : f32 : !graph.tensor<f32>
+  %h = graph.mul %r, %k : (!graph.tensor<1x2x4x4xf32>, !graph.tensor<f32>) -> !graph.tensor<1x2x4x4xf32>
+  %m = graph.max_pool2d %h {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (!graph.tensor<1x2x4x4xf32>) -> !graph.tensor<1x2x2x2xf32>
+  func.return %m : !graph.tensor<1x2x2x2xf32>
+}
+
+// CHECK-LABEL: func.func @pool_of_shared_epilogue
+// CHECK-NEXT:    %[[S:.*]] = graph.add %x, %x
+// CHECK-NEXT:    %[[C:.*]] = graph.contiguous %[[S]]
+// CHECK-NEXT:    %[[R:.*]] = graph.relu %[[C]]
+// CHECK-NEXT:    %[[C2:.*]] = graph.contiguous %[[R]]
+func.func @pool_of_shared_epilogue(%x: !graph.tensor<1x2x4x4xf32>) -> (!graph.tensor<1x2x2x2xf32>, !graph.tensor<1x2x4x4xf32>) {
+  %s = graph.add %x, %x : (!graph.tensor<1x2x4x4xf32>, !graph.tensor<1x2x4x4xf32>) -> !graph.tensor<1x2x4x4xf32>
+  %c = graph.contiguous %s : !graph.tensor<1x2x4x4xf32>
+  %r = graph.relu %c : !graph.tensor<1x2x4x4xf32>
+  %m = graph.max_pool2d %r {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (!graph.tensor<1x2x4x4xf32>) -> !graph.tensor<1x2x2x2xf32>
+  func.return %m, %c : !graph.tensor<1x2x2x2xf32>, !graph.tensor<1x2x4x4xf32>
+}
