@@ -482,22 +482,24 @@ def _narrowed(idx: tuple[Expr, ...], conds: tuple[Cond, ...]) -> tuple[Expr, ...
 
 def _emit(realized: dict[SSAValue, str], symbols: dict[str, tuple[int, int]], root: SSAValue, key: object,
           slots: dict[SSAValue, Slot]) -> _KernelEmitter:
-    """The kernel of ``root``, with its output ranges chosen: in a kernel with a reduction, adjacent static output
-    dims are merged into one range where that adds no index division (a convolution computed as a matmul reads
-    its output rows and columns as one axis: merged, that axis is contiguous, and `graph-pack-matmul`'s panels
-    split it); then dims only divided by a constant are split into panel and lane ranges (``range_splits``)."""
+    """The kernel of ``root``, with its output ranges chosen: adjacent static output dims are merged into one range
+    where that adds no index division (a convolution computed as a matmul reads its output rows and columns as one
+    axis: merged, that axis is contiguous, and `graph-pack-matmul`'s panels split it; an elementwise kernel over
+    14x14 or 28x28 points, a residual add after a conv, walks 196 or 784 contiguous elements instead of rows of
+    14 or 28, which LLVM vectorizes with a scalar remainder per row: 5x slower, docs/performance.md "ResNet-50's
+    elementwise kernels, session 10"); then dims only divided by a constant are split into panel and lane ranges
+    (``range_splits``)."""
     em = _KernelEmitter(realized, symbols, slots)
     em.build(root, key)
     merged: frozenset[int] = frozenset()
     shape = root.type.shape  # type: ignore[attr-defined]
-    if any(isinstance(op, K.ReduceOp) for op in em.b.block.ops):
-        for d in reversed(range(len(shape) - 1)):
-            if not (isinstance(shape[d], int) and isinstance(shape[d + 1], int) and shape[d] > 1 and shape[d + 1] > 1):
-                continue
-            trial = _KernelEmitter(realized, symbols, slots)
-            trial.build(root, key, merged=merged | {d})
-            if trial.divisions() <= em.divisions():
-                em, merged = trial, merged | {d}
+    for d in reversed(range(len(shape) - 1)):
+        if not (isinstance(shape[d], int) and isinstance(shape[d + 1], int) and shape[d] > 1 and shape[d + 1] > 1):
+            continue
+        trial = _KernelEmitter(realized, symbols, slots)
+        trial.build(root, key, merged=merged | {d})
+        if trial.divisions() <= em.divisions():
+            em, merged = trial, merged | {d}
     if splits := em.range_splits():
         em = _KernelEmitter(realized, symbols, slots)
         em.build(root, key, splits, merged)
