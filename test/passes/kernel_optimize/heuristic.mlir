@@ -583,3 +583,45 @@ kernel.kernel @mm_uneven(%a: !kernel.buffer<28x64xf32>, %b: !kernel.buffer<64x25
   %io = kernel.add %io0, %j : index
   kernel.store %out[%io], %s
 }
+
+// -----
+
+// A relu fused into the copy into graph-pack-matmul's panels (2 panels x 8 rows x 32 lanes): cpu-llvm upcasts
+// the short innermost range by a vector, which LLVM left scalar around the NaN-propagating max (short lanes);
+// a flat relu over a long range is left to LLVM's loop vectorizer (below).
+// LLVM: kernel.kernel @relu_panels({{.*}} opts = ["upcast:2:{{[0-9]+}}"]}
+// NONE: kernel.kernel @relu_panels({{.*}} opts = []}
+kernel.kernel @relu_panels(%out: !kernel.buffer<2x8x32xf32>, %x: !kernel.buffer<8x64xf32>) attributes {symbols = []} {
+  %c2 = kernel.const 2 : index
+  %c8 = kernel.const 8 : index
+  %c32 = kernel.const 32 : index
+  %c64 = kernel.const 64 : index
+  %c256 = kernel.const 256 : index
+  %zero = kernel.const 0.0 : f32
+  %p = kernel.range %c2 global
+  %k = kernel.range %c8 global
+  %l = kernel.range %c32 global
+  %k64 = kernel.mul %k, %c64 : index
+  %p32 = kernel.mul %p, %c32 : index
+  %in0 = kernel.add %k64, %p32 : index
+  %in = kernel.add %in0, %l : index
+  %v = kernel.load %x[%in] : f32
+  %r = kernel.max %v, %zero : f32
+  %p256 = kernel.mul %p, %c256 : index
+  %k32 = kernel.mul %k, %c32 : index
+  %o0 = kernel.add %p256, %k32 : index
+  %o = kernel.add %o0, %l : index
+  kernel.store %out[%o], %r
+}
+
+// -----
+
+// LLVM: kernel.kernel @relu_flat({{.*}} opts = []}
+kernel.kernel @relu_flat(%out: !kernel.buffer<4096xf32>, %x: !kernel.buffer<4096xf32>) attributes {symbols = []} {
+  %c4096 = kernel.const 4096 : index
+  %zero = kernel.const 0.0 : f32
+  %i = kernel.range %c4096 global
+  %v = kernel.load %x[%i] : f32
+  %r = kernel.max %v, %zero : f32
+  kernel.store %out[%i], %r
+}
