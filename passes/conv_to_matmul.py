@@ -153,7 +153,8 @@ _INDEX_MAPS = (graph.ReshapeOp, graph.PermuteOp, graph.ExpandOp, graph.ShrinkOp,
 
 def _elementwise_over_plain(x: SSAValue, limit: int = 32) -> bool:
     """``x`` computes nothing but elementwise ops and index maps of realized values (at most ``limit`` ops): a
-    copy of it reads each source element once (no reduction, pool or concat is recomputed per element)."""
+    copy of it reads each source element once (no reduction, pool or concat is recomputed per element): a direct
+    conv's padded copy computes it instead of reading a realization of it."""
     todo, seen = [x], set()
     while todo:
         v = todo.pop()
@@ -239,7 +240,7 @@ def _flat_direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, width
     points = oh * wp  # type: ignore[operator]
     padded = points + -points % (width * CPU_VECTORS)
     rows = -(-((kh - 1) * wp + padded + kw - 1) // wp)  # type: ignore[operator]
-    if not _reads_plain(x):
+    if not _elementwise_over_plain(x):
         x = realize_plain(b, x)
     xp = b.pad(x, (0, 0, ph, pw), (0, 0, rows - ph - ih, pw), 0)  # type: ignore[operator]
     xp = b.op("contiguous", xp, result=tensor_type(xp))
@@ -252,23 +253,6 @@ def _flat_direct(b: Builder, op: graph.Conv2dOp, x: SSAValue, w: SSAValue, width
         y = b.op("add", y, b.reshape(b.widen(op.operands[2]), (o, 1)))
     y = b.shrink_axis(b.op("contiguous", y, result=tensor_type(y)), 2, 0, points, 1)
     return b.shrink_axis(b.reshape(y, (n, o, oh, wp)), 3, 0, ow, 1)  # type: ignore[arg-type]
-
-
-def _reads_plain(x: SSAValue) -> bool:
-    """``x`` is computed from plain values and constants by elementwise and movement ops alone (a flat direct
-    conv's sliced output and its relu): a copy of it reads each of them once, with no reduction to recompute."""
-    stack, seen = [x], set()
-    while stack:
-        v = stack.pop()
-        if is_plain(v) or v in seen:
-            continue
-        seen.add(v)
-        op = v.owner
-        if not isinstance(op, graph.UnaryOp | graph.BinaryOp | graph.CastOp | graph.ConstantOp | graph.ReshapeOp
-                          | graph.ExpandOp | graph.ShrinkOp | graph.PermuteOp | graph.PadOp):
-            return False
-        stack.extend(op.operands)
-    return True
 
 
 COPY_FLOPS = 32
