@@ -80,7 +80,7 @@ def realize_plain(b: Builder, x: SSAValue) -> SSAValue:
         return x
     inner = _realized_under_epilogue(x)
     if inner is not None:
-        b.rewriter.replace_op(inner, [], [inner.operands[0]])
+        b.rewriter.replace(inner, [], [inner.operands[0]])
     return b.op("contiguous", x, result=tensor_type(x))
 
 
