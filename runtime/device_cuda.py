@@ -211,18 +211,48 @@ class CUDAProgram:
             for i, a in enumerate(args):
                 if a.nbytes and ("input", i) in plan.storage_bytes:
                     check("cuMemcpyHtoD", driver.cuMemcpyHtoD(self._memory.pointer(("input", i)), a.ctypes.data, a.nbytes))
-            for launch, params in zip(plan.launches, self._params(plan)):
-                if launch.empty:
-                    continue
-                check(
-                    f"cuLaunchKernel(@{launch.call.kernel})",
-                    driver.cuLaunchKernel(
-                        self._functions[launch.call.kernel], *launch.grid, *launch.call.local_size, 0, 0, params.address, 0
-                    ),
-                )
+            self._launch(plan)
             outputs = [self._output(o, args) for o in plan.outputs]
             check("cuCtxSynchronize", driver.cuCtxSynchronize())
             return outputs
+
+    def time_launches(self, *arrays: Any, repeat: int = 10) -> list[float]:
+        """Seconds the GPU spends on the program's launches alone, ``repeat`` times (CUDA events around each
+        round, inputs copied in once by a first call): the kernels' time without the copies a call adds, which
+        is what the benchmarks compare with other GPU libraries."""
+        from cuda.bindings import driver
+
+        self(*arrays)
+        _, plan = self.schedule.bind(arrays)
+        with self._lock:
+            self._ctx.make_current()
+            start, end = (check("cuEventCreate", driver.cuEventCreate(0)) for _ in range(2))
+            try:
+                seconds = []
+                for _ in range(repeat):
+                    check("cuEventRecord", driver.cuEventRecord(start, 0))
+                    self._launch(plan)
+                    check("cuEventRecord", driver.cuEventRecord(end, 0))
+                    check("cuEventSynchronize", driver.cuEventSynchronize(end))
+                    seconds.append(check("cuEventElapsedTime", driver.cuEventElapsedTime(start, end)) / 1e3)
+                return seconds
+            finally:
+                driver.cuEventDestroy(start)
+                driver.cuEventDestroy(end)
+
+    def _launch(self, plan: GPUPlan) -> None:
+        """Enqueue every non-empty launch of ``plan`` on the null stream (the caller holds the lock)."""
+        from cuda.bindings import driver
+
+        for launch, params in zip(plan.launches, self._params(plan)):
+            if launch.empty:
+                continue
+            check(
+                f"cuLaunchKernel(@{launch.call.kernel})",
+                driver.cuLaunchKernel(
+                    self._functions[launch.call.kernel], *launch.grid, *launch.call.local_size, 0, 0, params.address, 0
+                ),
+            )
 
     def _params(self, plan: GPUPlan) -> list[KernelParams]:
         """The plan's packed params (one per launch), rebuilt when a device buffer moved."""

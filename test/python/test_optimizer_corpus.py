@@ -76,6 +76,8 @@ def check(p: Program, device: str, pipeline: str, monkeypatch: pytest.MonkeyPatc
 
 
 def check_heuristic(p: Program, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not device_available(device):
+        pytest.skip(f"{device} is not available here")
     optimize = f"kernel-optimize{{target={device}}}"
     kernels = [op for op in kernel_module(p, device, optimize).ops if isinstance(op, KernelOp)]
     if not any(applied(k) for k in kernels):
@@ -102,6 +104,13 @@ def test_heuristic_matches_interpreter_on_webgpu(program: Program, monkeypatch: 
     check_heuristic(program, "webgpu", monkeypatch)
 
 
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
+def test_heuristic_matches_interpreter_on_cuda(program: Program, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cuda heuristic's kernels (tensor cores, shared-memory reductions) run on an NVIDIA GPU where there is
+    one; elsewhere they skip, and the PTX-assembles tests below are what remains."""
+    check_heuristic(program, "cuda", monkeypatch)
+
+
 @pytest.mark.parametrize("program", GPU, ids=lambda p: p.name)
 def test_heuristic_lowers_to_ptx_that_assembles(program: Program) -> None:
     """No NVIDIA GPU here: the cuda heuristic's kernels must at least give PTX that nvJitLink assembles."""
@@ -119,11 +128,13 @@ def test_heuristic_lowers_to_ptx_that_assembles(program: Program) -> None:
 CONVS = [p for p in PROGRAMS if p.name.startswith("conv_")]
 
 
+@pytest.mark.parametrize("device", ["webgpu", "cuda"])
 @pytest.mark.parametrize("program", CONVS, ids=lambda p: p.name)
-def test_convs_as_matmuls_on_webgpu(program: Program, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_convs_as_matmuls_on_gpu(program: Program, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """graph-conv-to-matmul runs in the CPU pipelines only; its rewrite (and the scheduler's merged output ranges
     it leads to) must hold on a GPU target too."""
-    check(program, "webgpu", "graph-conv-to-matmul," + with_optimizer("webgpu", "kernel-optimize{target=webgpu}"), monkeypatch)
+    optimize = with_optimizer(device, f"kernel-optimize{{target={device}}}")
+    check(program, device, "graph-conv-to-matmul," + optimize, monkeypatch)
 
 
 @pytest.mark.parametrize("program", [p for p in CONVS if p.name in ("conv_block", "conv_stride_pad")], ids=lambda p: p.name)
