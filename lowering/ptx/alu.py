@@ -12,7 +12,8 @@ what makes the answer kiln's:
 - float ``max``/``min`` propagate NaN: ``max.NaN`` for f32/f16/bf16; f64 has no such instruction, so a NaN
   operand is selected explicitly.
 - float ``mod`` (C fmod) is ``a - trunc(a / b) * b`` with one ``fma`` in f64, corrected when the quotient
-  rounded up; exact while |a / b| < 2^24 for f32 (always, in practice) and below ~2^52 for f64.
+  rounded up; exact below ~2^52 for f64. f32 is exact for every pair: five remainders by ``b * 2^k`` first
+  bring the quotient from up to 2^276 below 2^51 (``1 mod 1e-30`` was 4e-17 on an H200, not 7.3e-31).
 - f16/bf16: ``neg abs fma max min`` and ``where`` are native; the other ops compute in f32 and round back.
 - transcendentals are f32 ``.approx`` instructions (accuracy in ``kiln.capabilities.ptx``); f64 has
   none, so ``exp2 log2 sin cos`` on f64 must be rewritten by ``uop-decompose`` before this pass.
@@ -139,11 +140,23 @@ def _nan_max_min(b: PTXBuilder, kind: str, ft: str, x: SSAValue, y: SSAValue) ->
     return b.inst("selp", "f64", b.inst("add", "f64", x, y), b.inst(kind, "f64", x, y), either_nan)
 
 
+F32_FMOD_STEPS = 5
+"""Remainders by ``y * 2^k`` that an f32 ``fmod`` takes first: two f32 values' exponents differ by at most 276
+(2^127 against 2^-149); a step by ``k = gap - FMOD_EXACT_GAP`` leaves a remainder below ``y * 2^k``, a gap of at
+most k, so 5 steps leave at most 26, where the last remainder (by y itself) is exact."""
+
+FMOD_EXACT_GAP = 50
+"""The exponent gap below which ``_fmod`` in f64 is exact for operands of 24 significant bits: the quotient is
+below 2^51, so ``trunc(x / y)`` is right or one too large (corrected), and ``fma`` forms the remainder exactly."""
+
+
 def _fmod(b: PTXBuilder, ft: str, x: SSAValue, y: SSAValue) -> SSAValue:
     """C fmod(x, y): the remainder of the truncated quotient, with the sign of x."""
     if ft == "f32":
-        wide = _fmod(b, "f64", b.cvt("f64.f32", x), b.cvt("f64.f32", y))
-        return b.cvt("rn.f32.f64", wide)
+        wide, divisor = b.cvt("f64.f32", x), b.cvt("f64.f32", y)
+        for _ in range(F32_FMOD_STEPS):  # fmod(x, y * 2^k) keeps fmod(x, y): y * 2^k is a multiple of y
+            wide = _fmod(b, "f64", wide, _divisor_near(b, wide, divisor))
+        return b.cvt("rn.f32.f64", _fmod(b, "f64", wide, divisor))
     quotient = b.cvt("rzi.f64.f64", b.inst("div", "rn.f64", x, y))
     r = b.inst("fma", "rn.f64", b.inst("neg", "f64", quotient), y, x)
     overshot = b.inst("setp", "neu.f64", b.inst("copysign", "f64", x, r), r)  # the quotient rounded up
@@ -151,6 +164,22 @@ def _fmod(b: PTXBuilder, ft: str, x: SSAValue, y: SSAValue) -> SSAValue:
     r = b.inst("copysign", "f64", x, r)  # a zero remainder keeps the sign of x
     below_divisor = b.inst("setp", "lt.f64", b.inst("abs", "f64", x), b.inst("abs", "f64", y))  # also y = inf
     return b.inst("selp", "f64", x, r, below_divisor)
+
+
+def _divisor_near(b: PTXBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    """``y * 2^k`` (f64, exact) with ``k = clamp(exponent(x) - exponent(y) - FMOD_EXACT_GAP, 0, 300)``: the largest
+    such multiple of y that leaves ``fmod(x, y * 2^k)`` exact. Zeros, infinities and NaNs give k = 0 or 300, whose
+    remainders are the special values fmod gives anyway."""
+    i64 = DTYPES["i64"]
+
+    def exponent(v: SSAValue) -> SSAValue:
+        return b.inst("and", "b64", b.inst("shr", "u64", b.mov(v, "b64"), b.const(52, DTYPES["i32"])), b.const(0x7FF, i64))
+
+    gap = b.inst("sub", "s64", exponent(x), exponent(y))
+    k = b.inst("max", "s64", b.inst("sub", "s64", gap, b.const(FMOD_EXACT_GAP, i64)), b.const(0, i64))
+    k = b.inst("min", "s64", k, b.const(300, i64))
+    two_to_k = b.inst("shl", "b64", b.inst("add", "s64", k, b.const(1023, i64)), b.const(52, DTYPES["i32"]))
+    return b.inst("mul", "f64", y, b.mov(two_to_k, "f64"))
 
 
 def _int_alu(b: PTXBuilder, kind: str, t: Attribute, xs: Sequence[SSAValue], safe_divisor: bool) -> SSAValue:

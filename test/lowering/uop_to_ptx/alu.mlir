@@ -119,25 +119,43 @@ uop.kernel @floats attributes {symbols = []} {
   uop.store %q[%i], %rd
 }
 
-// f32 fmod computes in f64: x - trunc(x / y) * y with one fma, corrected when the quotient rounded up, with
-// the sign of x, and x itself where |x| < |y| (also for an infinite y).
+// f32 fmod computes in f64. Five remainders by y * 2^k come first (k: the exponents' gap less 50, clamped to
+// [0, 300], which keeps each exact: 1 mod 1e-30 needs them), then the remainder by y itself: x - trunc(x / y) * y
+// with one fma, corrected when the quotient rounded up, with the sign of x, and x itself where |x| < |y| (also for
+// an infinite y).
 // CHECK-LABEL: ptx.entry @fmod
 // CHECK:       %[[X:.*]] = ptx.cvt f64.f32 %a : !ptx.reg<f64>
 // CHECK-NEXT:  %[[Y:.*]] = ptx.cvt f64.f32 %a : !ptx.reg<f64>
-// CHECK-NEXT:  %[[DIV:.*]] = ptx.div rn.f64 %[[X]], %[[Y]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[XB:.*]] = ptx.mov %[[X]] : !ptx.reg<b64>
+// CHECK-NEXT:  %[[XS:.*]] = ptx.shr u64 %[[XB]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[XE:.*]] = ptx.and b64 %[[XS]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[YB:.*]] = ptx.mov %[[Y]] : !ptx.reg<b64>
+// CHECK-NEXT:  %[[YS:.*]] = ptx.shr u64 %[[YB]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[YE:.*]] = ptx.and b64 %[[YS]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[GAP:.*]] = ptx.sub s64 %[[XE]], %[[YE]] : !ptx.reg<b64>
+// CHECK-NEXT:  %[[K0:.*]] = ptx.sub s64 %[[GAP]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[K1:.*]] = ptx.max s64 %[[K0]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[K:.*]] = ptx.min s64 %[[K1]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[BIASED:.*]] = ptx.add s64 %[[K]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[BITS:.*]] = ptx.shl b64 %[[BIASED]], %{{.*}} : !ptx.reg<b64>
+// CHECK-NEXT:  %[[SCALE:.*]] = ptx.mov %[[BITS]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[NEAR:.*]] = ptx.mul f64 %[[Y]], %[[SCALE]] : !ptx.reg<f64>
+// CHECK-NEXT:  %{{.*}} = ptx.div rn.f64 %[[X]], %[[NEAR]] : !ptx.reg<f64>
+// CHECK-COUNT-4: ptx.mul f64 %[[Y]], %{{.*}} : !ptx.reg<f64>
+// CHECK:       %[[DIV:.*]] = ptx.div rn.f64 %[[W:.*]], %[[Y]] : !ptx.reg<f64>
 // CHECK-NEXT:  %[[Q:.*]] = ptx.cvt rzi.f64.f64 %[[DIV]] : !ptx.reg<f64>
 // CHECK-NEXT:  %[[NQ:.*]] = ptx.neg f64 %[[Q]] : !ptx.reg<f64>
-// CHECK-NEXT:  %[[R:.*]] = ptx.fma rn.f64 %[[NQ]], %[[Y]], %[[X]] : !ptx.reg<f64>
-// CHECK-NEXT:  %[[SIGNED:.*]] = ptx.copysign f64 %[[X]], %[[R]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[R:.*]] = ptx.fma rn.f64 %[[NQ]], %[[Y]], %[[W]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[SIGNED:.*]] = ptx.copysign f64 %[[W]], %[[R]] : !ptx.reg<f64>
 // CHECK-NEXT:  %[[OVERSHOT:.*]] = ptx.setp neu.f64 %[[SIGNED]], %[[R]] : !ptx.reg<pred>
-// CHECK-NEXT:  %[[STEP:.*]] = ptx.copysign f64 %[[X]], %[[Y]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[STEP:.*]] = ptx.copysign f64 %[[W]], %[[Y]] : !ptx.reg<f64>
 // CHECK-NEXT:  %[[FIXED:.*]] = ptx.add f64 %[[R]], %[[STEP]] : !ptx.reg<f64>
 // CHECK-NEXT:  %[[R2:.*]] = ptx.selp f64 %[[FIXED]], %[[R]], %[[OVERSHOT]] : !ptx.reg<f64>
-// CHECK-NEXT:  %[[R3:.*]] = ptx.copysign f64 %[[X]], %[[R2]] : !ptx.reg<f64>
-// CHECK-NEXT:  %[[AX:.*]] = ptx.abs f64 %[[X]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[R3:.*]] = ptx.copysign f64 %[[W]], %[[R2]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[AX:.*]] = ptx.abs f64 %[[W]] : !ptx.reg<f64>
 // CHECK-NEXT:  %[[AY:.*]] = ptx.abs f64 %[[Y]] : !ptx.reg<f64>
 // CHECK-NEXT:  %[[SMALL:.*]] = ptx.setp lt.f64 %[[AX]], %[[AY]] : !ptx.reg<pred>
-// CHECK-NEXT:  %[[R4:.*]] = ptx.selp f64 %[[X]], %[[R3]], %[[SMALL]] : !ptx.reg<f64>
+// CHECK-NEXT:  %[[R4:.*]] = ptx.selp f64 %[[W]], %[[R3]], %[[SMALL]] : !ptx.reg<f64>
 // CHECK-NEXT:  %m = ptx.cvt rn.f32.f64 %[[R4]] : !ptx.reg<f32>
 uop.kernel @fmod attributes {symbols = []} {
   %p = uop.param 0 : !uop.ptr<f32>
