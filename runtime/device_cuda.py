@@ -195,6 +195,7 @@ class CUDAProgram:
         if spec.kernels.target != "cuda":
             raise CompileError(f"{spec.name}: kernels were emitted for '{spec.kernels.target}', not cuda")
         self._ctx = ctx
+        self.spec = spec
         self.schedule = GPUSchedule(spec, ctx.target, to_numpy)
         self._functions = load_functions(ctx, spec.kernels.source, spec.kernel_names())
         self._memory = _DeviceMemory()

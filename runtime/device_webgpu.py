@@ -290,6 +290,7 @@ class WebGPUProgram:
         if spec.kernels.target != "webgpu":
             raise CompileError(f"{spec.name}: kernels were emitted for '{spec.kernels.target}', not webgpu")
         self._gpu = gpu()
+        self.spec = spec
         self.schedule = GPUSchedule(spec, self._gpu.target, storage_dtype)
         limits = self._gpu.device.limits
         self._max_binding_bytes = limits["max-storage-buffer-binding-size"]

@@ -102,6 +102,9 @@ def test_prediction_with_a_symbolic_batch(device: str) -> None:
         got = predict(params, Tensor(x, device=device))
         np.testing.assert_allclose(got.numpy(), np.maximum(x @ w1 + b1, 0) @ w2 + b2, rtol=1e-4, atol=1e-5)
     assert predict.trace_count == 1
+    program = predict.compiled[0]  # what examples/jit_mlp.py prints: the generated code, where there is some
+    assert (program.program is None) == (device == "interp")
+    assert program.source != program.graph_ir or device == "interp"
 
 
 FRESH_PROCESS = textwrap.dedent(
