@@ -665,7 +665,7 @@ class Executable:
         works = [None if launch.core_work is None else launch.core_work * extent // grid
                  for launch, extent in zip(group, extents)]
         work = None if None in works else sum(works)  # type: ignore[arg-type]
-        chunks = self._pool.split(grid, work)
+        chunks = self._pool.split(grid, work, joined=len(group) > 1)
         return [tuple((lo * extent // grid, hi * extent // grid) for lo, hi in chunks) for extent in extents]
 
     def _plan(self, key: tuple[int, ...]) -> _Plan:

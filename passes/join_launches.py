@@ -1,0 +1,205 @@
+"""`kernel-join-launches`: consecutive CPU launches whose chunks line up run as one launch, chunk by chunk.
+
+Every launch ends with a barrier: the thread that finishes its chunks first waits for the others, and the next
+launch starts only when all have finished. When launch B's chunk reads only what the matching chunk of launch A
+wrote, that barrier is not needed: one thread can run A's chunk and then B's, and the data B reads is still in
+that core's cache (attention: the softmax of one head's rows, then that head's ``p @ v``). This pass marks such a
+launch ``joined``; the CPU runtime then cuts the group's core ranges on a common grid (the gcd of their extents)
+and one thread runs grid chunk g of every launch of the group in order (``LaunchSpec.joined``, runtime/runner.c).
+
+The test, per buffer, from the index polynomials of the kernels after ``kernel-optimize``: a launch's core range
+(the range the runtime splits: the first ``thread`` range, else the first ``global`` one no reduce loops over, as
+the linearizer picks it) with extent ``e`` and a coefficient ``c`` in an access's index, every other term of the
+index non-negative and below ``c``, touches ``[c i, c (i + 1))`` at core index ``i``, so ``[c e g / G, c e (g + 1)
+/ G)`` in grid chunk g of G. A later stage may read a buffer an earlier stage writes when both spans per grid
+chunk are equal (``c e`` of every store of the writer = ``d e'`` of every load of the reader): then what chunk g
+reads was written by chunk g only. No stage may write a buffer another stage of the group reads before it or
+writes too. Sizes must be constants; the grid must keep ``MIN_GRID`` indices, so that the threads still get
+chunks. Launches without a core range, or with any access that is not such a polynomial where it matters, stay
+alone.
+
+Memory: the CPU runtime's arena counts a joined group as one step, so no buffer of the group shares bytes with
+another of its buffers (the slots of ``kernel-plan-memory``, which the GPU devices use, are not read on CPUs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+
+from kiln.dialects import kernel as K
+from kiln.dialects.alu import alu_kind
+from kiln.passes.optimize.rewrite import reorder
+from kiln.passes.optimize.space import ranges
+from kiln.support.statistics import Statistic
+
+JOINED = "joined"
+"""The ``kernel.launch`` attribute this pass sets: run chunk by chunk with the launch before it."""
+
+MIN_GRID = 8
+"""Grid chunks a joined group must keep: enough for up to 8 threads to get one each (this host has 2)."""
+
+LAUNCHES_JOINED = Statistic("launches-joined", "Number of kernel.launch ops joined to the launch before them")
+
+Affine = tuple[dict[SSAValue, int], int]
+"""An index as coefficients of ranges plus a constant."""
+
+
+def affine(v: SSAValue) -> Affine | None:
+    """``v`` as a sum of constant multiples of ranges plus a constant; None for anything else."""
+    op = v.owner
+    if isinstance(op, K.RangeOp):
+        return {v: 1}, 0
+    if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
+        return {}, op.value.value.data
+    kind = alu_kind(op)  # type: ignore[arg-type]
+    if kind not in ("add", "mul"):
+        return None
+    parts = [affine(o) for o in op.operands]  # type: ignore[union-attr]
+    if None in parts:
+        return None
+    (a, x), (b, y) = parts  # type: ignore[misc]
+    if kind == "add":
+        return {r: a.get(r, 0) + b.get(r, 0) for r in {*a, *b}}, x + y
+    if a and b:
+        return None  # a product of ranges
+    (terms, scale) = (b, x) if not a else (a, y)
+    return {r: c * scale for r, c in terms.items()}, x * y
+
+
+def const_size(r: K.RangeOp) -> int | None:
+    owner = r.size.owner
+    return owner.value.value.data if isinstance(owner, K.ConstOp) and isinstance(owner.value, IntegerAttr) else None
+
+
+def core_range(kernel: K.KernelOp) -> K.RangeOp | None:
+    """The range the CPU runtime splits across threads (``CpuLaunch``'s choice)."""
+    ranges = [op for op in kernel.body.block.ops if isinstance(op, K.RangeOp)]
+    looped = {r for op in kernel.body.block.ops if isinstance(op, K.ReduceOp) for r in op.ranges}
+    threads = [r for r in ranges if r.kind.data == K.AxisKind.THREAD and r.result not in looped]
+    globals_ = [r for r in ranges if r.kind.data == K.AxisKind.GLOBAL and r.result not in looped]
+    return (threads or globals_ or [None])[0]
+
+
+@dataclass
+class Stage:
+    """A launch as this pass sees it: its core extent, and per buffer of the schedule the span each core index
+    of its loads and stores covers (``c e``, None where an access is not a bounded polynomial)."""
+
+    extent: int
+    reads: dict[SSAValue, set[int | None]]
+    writes: dict[SSAValue, set[int | None]]
+
+
+def span(index: SSAValue, core: K.RangeOp, extent: int) -> int | None:
+    """``c e`` of an access (see the module docstring), or None when the index is not bounded that way."""
+    form = affine(index)
+    if form is None:
+        return None
+    terms, rest = form
+    c = terms.get(core.result, 0)
+    if c <= 0 or rest < 0:
+        return None
+    for r, coefficient in terms.items():
+        if r is core.result:
+            continue
+        size = const_size(r.owner) if isinstance(r.owner, K.RangeOp) else None
+        if coefficient < 0 or size is None:
+            return None
+        rest += coefficient * (size - 1)
+    return c * extent if rest < c else None
+
+
+def stage(launch: K.LaunchOp, kernel: K.KernelOp, core: K.RangeOp | None) -> Stage | None:
+    """The launch of ``kernel`` with ``core`` as its core range (None: it has none)."""
+    extent = const_size(core) if core is not None else None
+    if core is None or extent is None or extent < 1:
+        return None
+    buffers = dict(zip(kernel.body.block.args, launch.args))
+    result = Stage(extent, {}, {})
+    for op in kernel.body.block.ops:
+        if isinstance(op, K.LoadOp | K.StoreOp):
+            target = result.reads if isinstance(op, K.LoadOp) else result.writes
+            target.setdefault(buffers[op.buffer], set()).add(span(op.index, core, extent))
+    return result
+
+
+def joins(group: Sequence[Stage], new: Stage) -> bool:
+    """Whether ``new`` may run chunk by chunk after the launches of ``group``."""
+    if math.gcd(*(s.extent for s in group), new.extent) < MIN_GRID:
+        return False
+    for earlier in group:
+        if any(b in earlier.reads or b in earlier.writes for b in new.writes):
+            return False
+        for buffer, spans in new.reads.items():
+            written = earlier.writes.get(buffer)
+            if written is not None and (len(written | spans) != 1 or None in spans):
+                return False
+    return True
+
+
+@dataclass(frozen=True)
+class KernelJoinLaunches(ModulePass):
+    """Mark consecutive launches whose chunks line up to run as one CPU launch, chunk by chunk."""
+
+    name = "kernel-join-launches"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = {k.sym_name.data: k for k in op.ops if isinstance(k, K.KernelOp)}
+        for fn in op.ops:
+            if isinstance(fn, func.FuncOp):
+                join_function(fn, kernels)
+
+
+def other_cores(kernel: K.KernelOp, core: K.RangeOp) -> list[K.RangeOp]:
+    """The kernel's other ranges that could be its core range if they were moved to its place."""
+    looped = {r for op in kernel.body.block.ops if isinstance(op, K.ReduceOp) for r in op.ranges}
+    return [op for op in kernel.body.block.ops
+            if isinstance(op, K.RangeOp) and op is not core and op.kind.data == core.kind.data and op.result not in looped]
+
+
+def make_core(kernel: K.KernelOp, core: K.RangeOp, new: K.RangeOp) -> None:
+    """Swap ``new`` into the place of ``core`` in the ranges' nesting order, so that the runtime splits it."""
+    order = ranges(kernel)
+    i, j = order.index(core), order.index(new)
+    order[i], order[j] = new, core
+    reorder(kernel, order)
+
+
+def join_function(fn: func.FuncOp, kernels: dict[str, K.KernelOp]) -> None:
+    launches = [op for op in fn.body.block.ops if isinstance(op, K.LaunchOp)]
+    launched = Counter(launch.callee.string_value() for launch in launches)
+    group: list[Stage] = []
+    for launch in launches:
+        launch.attributes.pop(JOINED, None)
+        name = launch.callee.string_value()
+        kernel = kernels.get(name)
+        core = core_range(kernel) if kernel is not None else None
+        new = stage(launch, kernel, core) if kernel is not None else None
+        if new is not None and group and not joins(group, new) and launched[name] == 1:
+            new = realigned(launch, kernel, core, group) or new  # type: ignore[arg-type]
+        if new is not None and group and joins(group, new):
+            launch.attributes[JOINED] = UnitAttr()
+            LAUNCHES_JOINED.bump()
+            group.append(new)
+        else:
+            group = [new] if new is not None else []
+
+
+def realigned(launch: K.LaunchOp, kernel: K.KernelOp, core: K.RangeOp, group: list[Stage]) -> Stage | None:
+    """The launch as a stage that joins ``group`` with another of its ranges as its core range, moved there (its
+    kernel launched only here); None when no range makes it join."""
+    for other in other_cores(kernel, core):
+        candidate = stage(launch, kernel, other)
+        if candidate is not None and joins(group, candidate):
+            make_core(kernel, core, other)
+            return candidate
+    return None
