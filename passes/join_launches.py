@@ -26,25 +26,27 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import permutations
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnitAttr
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
 from kiln.dialects import kernel as K
 from kiln.dialects.alu import alu_kind
-from kiln.passes.optimize.rewrite import reorder
+from kiln.passes.optimize.rewrite import body_start, const, reorder
 from kiln.passes.optimize.space import ranges
 from kiln.support.statistics import Statistic
 
 JOINED = "joined"
 """The ``kernel.launch`` attribute this pass sets: run chunk by chunk with the launch before it."""
 
-MIN_GRID = 8
+MIN_GRID = 16
 """Grid chunks a joined group must keep: enough for up to 8 threads to get one each (this host has 2)."""
 
 LAUNCHES_JOINED = Statistic("launches-joined", "Number of kernel.launch ops joined to the launch before them")
@@ -54,9 +56,10 @@ Affine = tuple[dict[SSAValue, int], int]
 
 
 def affine(v: SSAValue) -> Affine | None:
-    """``v`` as a sum of constant multiples of ranges plus a constant; None for anything else."""
+    """``v`` as a sum of constant multiples of ranges plus a constant; None for anything else. A merged range's
+    quotient and remainder (``m / n``, ``m % n``; see ``merge``) are terms of their own until ``combined``."""
     op = v.owner
-    if isinstance(op, K.RangeOp):
+    if isinstance(op, K.RangeOp) or merged_part(v) is not None:
         return {v: 1}, 0
     if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
         return {}, op.value.value.data
@@ -73,6 +76,42 @@ def affine(v: SSAValue) -> Affine | None:
         return None  # a product of ranges
     (terms, scale) = (b, x) if not a else (a, y)
     return {r: c * scale for r, c in terms.items()}, x * y
+
+
+def merged_part(v: SSAValue) -> tuple[str, K.RangeOp, int] | None:
+    """("idiv" or "mod", the range, n) when ``v`` is ``range / n`` or ``range % n`` with a constant n > 0."""
+    op = v.owner
+    kind = alu_kind(op)  # type: ignore[arg-type]
+    if kind not in ("idiv", "mod"):
+        return None
+    r, n = op.operands  # type: ignore[union-attr]
+    divisor = n.owner.value.value.data if isinstance(n.owner, K.ConstOp) and isinstance(n.owner.value, IntegerAttr) else 0
+    return (kind, r.owner, divisor) if isinstance(r.owner, K.RangeOp) and divisor > 0 else None
+
+
+def combined(terms: dict[SSAValue, int]) -> dict[SSAValue, int]:
+    """``terms`` with ``(m / n) * n c + (m % n) * c`` written ``m * c``."""
+    out = dict(terms)
+    for v, coefficient in terms.items():
+        part = merged_part(v)
+        if part is None or part[0] != "idiv":
+            continue
+        _, r, n = part
+        remainder = next((u for u in out if merged_part(u) == ("mod", r, n)), None)
+        if remainder is not None and coefficient == n * out[remainder]:
+            out[r.result] = out.get(r.result, 0) + out.pop(remainder)
+            del out[v]
+    return out
+
+
+def bound(v: SSAValue) -> int | None:
+    """The largest value of a range or of a merged range's quotient or remainder (None: unknown)."""
+    if isinstance(v.owner, K.RangeOp):
+        size = const_size(v.owner)
+        return None if size is None else size - 1
+    kind, r, n = merged_part(v)  # type: ignore[misc]
+    size = const_size(r)
+    return None if size is None else (size - 1) // n if kind == "idiv" else n - 1
 
 
 def const_size(r: K.RangeOp) -> int | None:
@@ -105,16 +144,18 @@ def span(index: SSAValue, core: K.RangeOp, extent: int) -> int | None:
     if form is None:
         return None
     terms, rest = form
+    terms = combined(terms)
     c = terms.get(core.result, 0)
     if c <= 0 or rest < 0:
         return None
     for r, coefficient in terms.items():
         if r is core.result:
             continue
-        size = const_size(r.owner) if isinstance(r.owner, K.RangeOp) else None
-        if coefficient < 0 or size is None:
+        part = merged_part(r)
+        largest = bound(r)
+        if coefficient < 0 or largest is None or (part is not None and part[1] is core):
             return None
-        rest += coefficient * (size - 1)
+        rest += coefficient * largest
     return c * extent if rest < c else None
 
 
@@ -154,9 +195,11 @@ class KernelJoinLaunches(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = {k.sym_name.data: k for k in op.ops if isinstance(k, K.KernelOp)}
-        for fn in op.ops:
-            if isinstance(fn, func.FuncOp):
-                join_function(fn, kernels)
+        functions = [fn for fn in op.ops if isinstance(fn, func.FuncOp)]
+        launched = Counter(launch.callee.string_value() for fn in functions for launch in fn.walk()
+                           if isinstance(launch, K.LaunchOp))
+        for fn in functions:
+            join_function(fn, kernels, launched)
 
 
 def other_cores(kernel: K.KernelOp, core: K.RangeOp) -> list[K.RangeOp]:
@@ -174,32 +217,87 @@ def make_core(kernel: K.KernelOp, core: K.RangeOp, new: K.RangeOp) -> None:
     reorder(kernel, order)
 
 
-def join_function(fn: func.FuncOp, kernels: dict[str, K.KernelOp]) -> None:
+def join_function(fn: func.FuncOp, kernels: dict[str, K.KernelOp], launched: Counter[str]) -> None:
+    """Join the launches of ``fn`` (``launched``: how often each kernel is launched in the module; a kernel
+    launched more than once is never rewritten)."""
     launches = [op for op in fn.body.block.ops if isinstance(op, K.LaunchOp)]
-    launched = Counter(launch.callee.string_value() for launch in launches)
     group: list[Stage] = []
+    last: tuple[K.LaunchOp, K.KernelOp] | None = None  # the group's launch while it has one
     for launch in launches:
         launch.attributes.pop(JOINED, None)
         name = launch.callee.string_value()
         kernel = kernels.get(name)
         core = core_range(kernel) if kernel is not None else None
         new = stage(launch, kernel, core) if kernel is not None else None
-        if new is not None and group and not joins(group, new) and launched[name] == 1:
-            new = realigned(launch, kernel, core, group) or new  # type: ignore[arg-type]
+        if new is not None and group and not joins(group, new):
+            options = []  # (grid, the stages that join, the rewrite that makes them)
+            if launched[name] == 1:
+                options += [(grid(group, s), [*group, s], apply) for s, apply in alternatives(launch, kernel)
+                            if joins(group, s)]
+            if last is not None and launched[last[0].callee.string_value()] == 1:
+                options += [(grid([s], new), [s, new], apply) for s, apply in alternatives(*last)
+                            if joins([s], new)]
+            if options:
+                _, stages, apply = max(options, key=lambda option: option[0])
+                apply()
+                group, new = stages[:-1], stages[-1]
         if new is not None and group and joins(group, new):
             launch.attributes[JOINED] = UnitAttr()
             LAUNCHES_JOINED.bump()
             group.append(new)
+            last = None
         else:
             group = [new] if new is not None else []
+            last = (launch, kernel) if new is not None else None  # type: ignore[assignment]
 
 
-def realigned(launch: K.LaunchOp, kernel: K.KernelOp, core: K.RangeOp, group: list[Stage]) -> Stage | None:
-    """The launch as a stage that joins ``group`` with another of its ranges as its core range, moved there (its
-    kernel launched only here); None when no range makes it join."""
+def grid(group: Sequence[Stage], new: Stage) -> int:
+    return math.gcd(*(s.extent for s in group), new.extent)
+
+
+def alternatives(launch: K.LaunchOp, kernel: K.KernelOp) -> list[tuple[Stage, Callable[[], None]]]:
+    """The launch with another core range: another of its ranges moved to the core range's place, or two of its
+    ranges merged into one (``merge``); each with the rewrite of the kernel that makes it so."""
+    core = core_range(kernel)
+    if core is None:
+        return []
+    found = []
     for other in other_cores(kernel, core):
-        candidate = stage(launch, kernel, other)
-        if candidate is not None and joins(group, candidate):
-            make_core(kernel, core, other)
-            return candidate
-    return None
+        if (s := stage(launch, kernel, other)) is not None:
+            found.append((s, lambda other=other: make_core(kernel, core, other)))
+    for outer, inner in permutations([core, *other_cores(kernel, core)], 2):
+        if const_size(outer) is None or const_size(inner) is None:
+            continue
+        trial = kernel.clone()
+        ranges_of = dict(zip(ranges(kernel), ranges(trial)))
+        merged = merge(trial, ranges_of[outer], ranges_of[inner])
+        if core_range(trial) is merged and (s := stage(launch, trial, merged)) is not None:
+            found.append((s, lambda trial=trial: replace_body(kernel, trial)))
+    return found
+
+
+def merge(kernel: K.KernelOp, outer: K.RangeOp, inner: K.RangeOp) -> K.RangeOp:
+    """Replace ``outer`` and ``inner`` by one range ``m`` over both, the kernel's first range (its core range):
+    ``outer`` is ``m / size(inner)``, ``inner`` is ``m % size(inner)``."""
+    index = IndexType()
+    n = const_size(inner)
+    merged = K.RangeOp(const(kernel, const_size(outer) * n, index), outer.kind.data)  # type: ignore[operator]
+    first = next(op for op in kernel.body.block.ops if isinstance(op, K.RangeOp))
+    Rewriter.insert_op(merged, InsertPoint.before(first))
+    divisor = const(kernel, n, index)  # type: ignore[arg-type]
+    quotient = K.ALU["idiv"](merged.result, divisor)
+    Rewriter.insert_op(quotient, body_start(kernel))
+    remainder = K.ALU["mod"](merged.result, divisor)
+    Rewriter.insert_op(remainder, InsertPoint.after(quotient))
+    for old, new in ((outer, quotient), (inner, remainder)):
+        old.result.replace_all_uses_with(new.results[0])
+        old.detach()
+        old.erase()
+    return merged
+
+
+def replace_body(kernel: K.KernelOp, trial: K.KernelOp) -> None:
+    """Give ``kernel`` the body of ``trial`` (a rewritten clone of it)."""
+    body = trial.body.detach_block(0)
+    kernel.body.detach_block(0).erase()
+    kernel.body.add_block(body)

@@ -1,7 +1,7 @@
 """kernel-join-launches: programs whose launches run joined (chunk by chunk, no barrier between them) give the
 graph interpreter's numbers on both CPU targets, through the native runner and the Python launch loop; attention
-with 8 or more heads gets joined launches (softmax and ``p @ v`` per head; with the scores' heads moved outermost,
-the copy of k^T and the scores too), fewer heads none (the grid keeps ``MIN_GRID`` chunks)."""
+gets joined launches: with the heads as the grid (the scores' heads moved outermost), or with heads and row blocks
+merged into one core range where the heads alone are too few chunks (``MIN_GRID``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from kiln.jit import jit
-from kiln.passes.join_launches import MIN_GRID
 
 from test_copy_transposed_rhs import attention, causal_attention, _causal_mask, _normal
 
@@ -24,7 +23,9 @@ CASES = {
     # 70 rows: tiles that overhang the rows, gated: what lines up differs between the targets
     "heads": (attention, [_normal(8, 70, 24, seed=s) for s in range(3)], None),
     "causal": (causal_attention, [*(_normal(8, 67, 16, seed=s) for s in range(3)), _causal_mask(67)], None),
-    "few_heads": (attention, [_normal(MIN_GRID - 1, 64, 16, seed=s) for s in range(3)], 0),
+    # 8 heads of 256 rows: a grid of 8 (the heads) is below MIN_GRID, so the copy of k^T stays alone; the scores'
+    # heads and row blocks merge into one core range, which softmax and p @ v (merged the same way) join
+    "long": (attention, [_normal(8, 256, 32, seed=s) for s in range(3)], 2),
 }
 
 

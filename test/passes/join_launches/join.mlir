@@ -1,9 +1,10 @@
 // RUN: kiln-opt %s -p kernel-join-launches --mlir-pass-statistics 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
-// kernel-join-launches: @rows (core range: 64 rows of 8) writes %t; @heads (core range: 8 heads of 8 rows) reads
-// only its head's rows of %t, the span of 64 elements per head that rows 8h..8h+7 write: joined. @transposed
-// reads a column of %t per core index (other rows' writes): alone. @overwrite writes %t, which @heads of its
-// group reads: alone. @four has a core range of 4 (< 8 grid chunks): alone.
+// kernel-join-launches: @rows (core range: 128 rows of 4) writes %t; @heads (core range: 16 heads of 32) reads
+// only its head's elements of %t, the span of 32 that rows 8h..8h+7 write: joined. @transposed reads a column of
+// %t per core index (every row's writes): alone. @overwrite writes %t, which @transposed, the group before it,
+// reads: alone. @four reads %t per core index 128 apart, what @overwrite's rows (or its rows and columns merged)
+// write, but a grid of 4 is below MIN_GRID: alone.
 
 // CHECK-LABEL: func.func @f
 // CHECK:         kernel.launch @rows(%[[T:.*]], %{{.*}}) :
@@ -16,8 +17,8 @@
 // STATS-NEXT:   (S) 1 launches-joined - Number of kernel.launch ops joined to the launch before them
 
 kernel.kernel @rows(%out: !kernel.buffer<512xf32>, %in: !kernel.buffer<512xf32>) attributes {inputs = ["output", "arg"], symbols = []} {
-  %n = kernel.const 64 : index
-  %w = kernel.const 8 : index
+  %n = kernel.const 128 : index
+  %w = kernel.const 4 : index
   %r = kernel.range %n global
   %c = kernel.range %w global
   %rw = kernel.mul %r, %w : index
@@ -25,10 +26,10 @@ kernel.kernel @rows(%out: !kernel.buffer<512xf32>, %in: !kernel.buffer<512xf32>)
   %x = kernel.load %in[%i] : f32
   kernel.store %out[%i], %x
 }
-kernel.kernel @heads(%out: !kernel.buffer<64xf32>, %in: !kernel.buffer<512xf32>) attributes {inputs = ["output", "arg"], symbols = []} {
-  %h8 = kernel.const 8 : index
-  %stride = kernel.const 64 : index
-  %h = kernel.range %h8 global
+kernel.kernel @heads(%out: !kernel.buffer<16xf32>, %in: !kernel.buffer<512xf32>) attributes {inputs = ["output", "arg"], symbols = []} {
+  %h16 = kernel.const 16 : index
+  %stride = kernel.const 32 : index
+  %h = kernel.range %h16 global
   %k = kernel.range %stride reduce
   %hs = kernel.mul %h, %stride : index
   %i = kernel.add %hs, %k : index
@@ -36,9 +37,9 @@ kernel.kernel @heads(%out: !kernel.buffer<64xf32>, %in: !kernel.buffer<512xf32>)
   %s = kernel.reduce add %x over %k : f32
   kernel.store %out[%h], %s
 }
-kernel.kernel @transposed(%out: !kernel.buffer<8xf32>, %in: !kernel.buffer<512xf32>) attributes {inputs = ["output", "arg"], symbols = []} {
-  %w = kernel.const 8 : index
-  %n = kernel.const 64 : index
+kernel.kernel @transposed(%out: !kernel.buffer<4xf32>, %in: !kernel.buffer<512xf32>) attributes {inputs = ["output", "arg"], symbols = []} {
+  %w = kernel.const 4 : index
+  %n = kernel.const 128 : index
   %c = kernel.range %w global
   %r = kernel.range %n reduce
   %rw = kernel.mul %r, %w : index
@@ -47,9 +48,9 @@ kernel.kernel @transposed(%out: !kernel.buffer<8xf32>, %in: !kernel.buffer<512xf
   %s = kernel.reduce add %x over %r : f32
   kernel.store %out[%c], %s
 }
-kernel.kernel @overwrite(%out: !kernel.buffer<512xf32>, %in: !kernel.buffer<8xf32>) attributes {inputs = ["output", "arg"], symbols = []} {
-  %n = kernel.const 64 : index
-  %w = kernel.const 8 : index
+kernel.kernel @overwrite(%out: !kernel.buffer<512xf32>, %in: !kernel.buffer<4xf32>) attributes {inputs = ["output", "arg"], symbols = []} {
+  %n = kernel.const 128 : index
+  %w = kernel.const 4 : index
   %r = kernel.range %n global
   %c = kernel.range %w global
   %rw = kernel.mul %r, %w : index
@@ -68,11 +69,11 @@ kernel.kernel @four(%out: !kernel.buffer<4xf32>, %in: !kernel.buffer<512xf32>) a
 func.func @f(%a: !kernel.buffer<512xf32>) -> !kernel.buffer<4xf32> {
   %t = kernel.alloc : !kernel.buffer<512xf32>
   kernel.launch @rows(%t, %a) : !kernel.buffer<512xf32>, !kernel.buffer<512xf32>
-  %s = kernel.alloc : !kernel.buffer<64xf32>
-  kernel.launch @heads(%s, %t) : !kernel.buffer<64xf32>, !kernel.buffer<512xf32>
-  %u = kernel.alloc : !kernel.buffer<8xf32>
-  kernel.launch @transposed(%u, %t) : !kernel.buffer<8xf32>, !kernel.buffer<512xf32>
-  kernel.launch @overwrite(%t, %u) : !kernel.buffer<512xf32>, !kernel.buffer<8xf32>
+  %s = kernel.alloc : !kernel.buffer<16xf32>
+  kernel.launch @heads(%s, %t) : !kernel.buffer<16xf32>, !kernel.buffer<512xf32>
+  %u = kernel.alloc : !kernel.buffer<4xf32>
+  kernel.launch @transposed(%u, %t) : !kernel.buffer<4xf32>, !kernel.buffer<512xf32>
+  kernel.launch @overwrite(%t, %u) : !kernel.buffer<512xf32>, !kernel.buffer<4xf32>
   %v = kernel.alloc : !kernel.buffer<4xf32>
   kernel.launch @four(%v, %t) : !kernel.buffer<4xf32>, !kernel.buffer<512xf32>
   func.return %v : !kernel.buffer<4xf32>
