@@ -55,27 +55,30 @@ Affine = tuple[dict[SSAValue, int], int]
 """An index as coefficients of ranges plus a constant."""
 
 
-def affine(v: SSAValue) -> Affine | None:
+def affine(v: SSAValue, memo: dict[SSAValue, Affine | None]) -> Affine | None:
     """``v`` as a sum of constant multiples of ranges plus a constant; None for anything else. A merged range's
-    quotient and remainder (``m / n``, ``m % n``; see ``merge``) are terms of their own until ``combined``."""
+    quotient and remainder (``m / n``, ``m % n``; see ``merge``) are terms of their own until ``combined``.
+    ``memo`` holds the values done (index expressions share their parts)."""
+    if v in memo:
+        return memo[v]
     op = v.owner
-    if isinstance(op, K.RangeOp) or merged_part(v) is not None:
-        return {v: 1}, 0
-    if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
-        return {}, op.value.value.data
     kind = alu_kind(op)  # type: ignore[arg-type]
-    if kind not in ("add", "mul"):
-        return None
-    parts = [affine(o) for o in op.operands]  # type: ignore[union-attr]
-    if None in parts:
-        return None
-    (a, x), (b, y) = parts  # type: ignore[misc]
-    if kind == "add":
-        return {r: a.get(r, 0) + b.get(r, 0) for r in {*a, *b}}, x + y
-    if a and b:
-        return None  # a product of ranges
-    (terms, scale) = (b, x) if not a else (a, y)
-    return {r: c * scale for r, c in terms.items()}, x * y
+    form: Affine | None = None
+    if isinstance(op, K.RangeOp) or (kind in ("idiv", "mod") and merged_part(v) is not None):
+        form = {v: 1}, 0
+    elif isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
+        form = {}, op.value.value.data
+    elif kind in ("add", "mul"):
+        parts = [affine(o, memo) for o in op.operands]  # type: ignore[union-attr]
+        if None not in parts:
+            (a, x), (b, y) = parts  # type: ignore[misc]
+            if kind == "add":
+                form = {r: a.get(r, 0) + b.get(r, 0) for r in {*a, *b}}, x + y
+            elif not (a and b):  # not a product of ranges
+                terms, scale = (b, x) if not a else (a, y)
+                form = {r: c * scale for r, c in terms.items()}, x * y
+    memo[v] = form
+    return form
 
 
 def merged_part(v: SSAValue) -> tuple[str, K.RangeOp, int] | None:
@@ -138,9 +141,9 @@ class Stage:
     writes: dict[SSAValue, set[int | None]]
 
 
-def span(index: SSAValue, core: K.RangeOp, extent: int) -> int | None:
+def span(index: SSAValue, core: K.RangeOp, extent: int, memo: dict[SSAValue, Affine | None]) -> int | None:
     """``c e`` of an access (see the module docstring), or None when the index is not bounded that way."""
-    form = affine(index)
+    form = affine(index, memo)
     if form is None:
         return None
     terms, rest = form
@@ -166,10 +169,11 @@ def stage(launch: K.LaunchOp, kernel: K.KernelOp, core: K.RangeOp | None) -> Sta
         return None
     buffers = dict(zip(kernel.body.block.args, launch.args))
     result = Stage(extent, {}, {})
+    memo: dict[SSAValue, Affine | None] = {}
     for op in kernel.body.block.ops:
         if isinstance(op, K.LoadOp | K.StoreOp):
             target = result.reads if isinstance(op, K.LoadOp) else result.writes
-            target.setdefault(buffers[op.buffer], set()).add(span(op.index, core, extent))
+            target.setdefault(buffers[op.buffer], set()).add(span(op.index, core, extent, memo))
     return result
 
 
@@ -229,7 +233,7 @@ def join_function(fn: func.FuncOp, kernels: dict[str, K.KernelOp], launched: Cou
         kernel = kernels.get(name)
         core = core_range(kernel) if kernel is not None else None
         new = stage(launch, kernel, core) if kernel is not None else None
-        if new is not None and group and not joins(group, new):
+        if new is not None and group and not joins(group, new) and any(b in s.writes for s in group for b in new.reads):
             options = []  # (grid, the stages that join, the rewrite that makes them)
             if launched[name] == 1:
                 options += [(grid(group, s), [*group, s], apply) for s, apply in alternatives(launch, kernel)
@@ -265,9 +269,15 @@ def alternatives(launch: K.LaunchOp, kernel: K.KernelOp) -> list[tuple[Stage, Ca
     for other in other_cores(kernel, core):
         if (s := stage(launch, kernel, other)) is not None:
             found.append((s, lambda other=other: make_core(kernel, core, other)))
+    memo: dict[SSAValue, Affine | None] = {}
+    stores = [affine(op.index, memo) for op in kernel.body.block.ops if isinstance(op, K.StoreOp)]
     for outer, inner in permutations([core, *other_cores(kernel, core)], 2):
-        if const_size(outer) is None or const_size(inner) is None:
-            continue
+        n = const_size(inner)
+        if const_size(outer) is None or n is None or not all(
+            form is not None and form[0].get(inner.result, 0) > 0
+            and form[0].get(outer.result, 0) == n * form[0][inner.result] for form in stores
+        ):
+            continue  # the stores would not walk the merged range contiguously: no clone tried
         trial = kernel.clone()
         ranges_of = dict(zip(ranges(kernel), ranges(trial)))
         merged = merge(trial, ranges_of[outer], ranges_of[inner])
