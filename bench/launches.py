@@ -2,14 +2,14 @@
 
     python bench/launches.py [--case attention] [--device cpu-llvm] [--calls 200]
 
-Per launch (joined launches, ``LaunchSpec.joined``, as one row): the best and median wall time (``Executable.profile``), and from ``Executable.timeline`` over the
-fastest quarter of the calls, the median of: the launch's span, how much later than the first chunk the second
-thread started its first chunk ("join", the pool's hand-off), how long the thread that finished first waited for
-the other ("end wait", what a barrier costs), and how many calls had a worker take part at all. Then the call as
-a whole: ``@kiln.jit`` wall time, the native runner's share, and the rest (Python: binding, output arrays; after
-the kernels the interpreter's data is out of cache, so this is several times a warm loop's overhead). Times are
-never asserted; run it on a quiet machine (a busy one shows the scheduler, and the pool's busy rule turns the
-worker's early wake-up off).
+Per launch (joined launches, ``LaunchSpec.joined``, as one row): the best and median wall time
+(``Executable.profile``), and from ``Executable.timeline`` over the fastest quarter of the calls, the median of:
+the launch's span, how much later than the first chunk the second thread started its first chunk ("join", the
+pool's hand-off), how long the thread that finished first waited for the other ("end wait", what a barrier
+costs), and how many calls had a worker take part at all. Then the call as a whole: ``@kiln.jit`` wall time, the
+native runner's share, and the rest (Python: binding, output arrays; after the kernels the interpreter's data is
+out of cache, so this is several times a warm loop's overhead). Times are never asserted; run it on a quiet
+machine (a busy one shows the scheduler, and the pool's busy rule turns the worker's early wake-up off).
 """
 
 from __future__ import annotations

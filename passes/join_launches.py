@@ -88,7 +88,8 @@ def merged_part(v: SSAValue) -> tuple[str, K.RangeOp, int] | None:
     if kind not in ("idiv", "mod"):
         return None
     r, n = op.operands  # type: ignore[union-attr]
-    divisor = n.owner.value.value.data if isinstance(n.owner, K.ConstOp) and isinstance(n.owner.value, IntegerAttr) else 0
+    divisor = n.owner.value.value.data if isinstance(n.owner, K.ConstOp) and isinstance(n.owner.value, IntegerAttr) \
+        else 0
     return (kind, r.owner, divisor) if isinstance(r.owner, K.RangeOp) and divisor > 0 else None
 
 
@@ -209,8 +210,8 @@ class KernelJoinLaunches(ModulePass):
 def other_cores(kernel: K.KernelOp, core: K.RangeOp) -> list[K.RangeOp]:
     """The kernel's other ranges that could be its core range if they were moved to its place."""
     looped = {r for op in kernel.body.block.ops if isinstance(op, K.ReduceOp) for r in op.ranges}
-    return [op for op in kernel.body.block.ops
-            if isinstance(op, K.RangeOp) and op is not core and op.kind.data == core.kind.data and op.result not in looped]
+    return [op for op in kernel.body.block.ops if isinstance(op, K.RangeOp) and op is not core
+            and op.kind.data == core.kind.data and op.result not in looped]
 
 
 def make_core(kernel: K.KernelOp, core: K.RangeOp, new: K.RangeOp) -> None:
@@ -233,7 +234,8 @@ def join_function(fn: func.FuncOp, kernels: dict[str, K.KernelOp], launched: Cou
         kernel = kernels.get(name)
         core = core_range(kernel) if kernel is not None else None
         new = stage(launch, kernel, core) if kernel is not None else None
-        if new is not None and group and not joins(group, new) and any(b in s.writes for s in group for b in new.reads):
+        reads_group = new is not None and any(b in s.writes for s in group for b in new.reads)
+        if new is not None and group and not joins(group, new) and reads_group:
             options = []  # (grid, the stages that join, the rewrite that makes them)
             if launched[name] == 1:
                 options += [(grid(group, s), [*group, s], apply) for s, apply in alternatives(launch, kernel)

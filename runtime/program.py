@@ -355,8 +355,11 @@ def _recorded(fn: Callable[..., None], record: dict[int, Chunk]) -> Callable[...
     return run
 
 
-def _joined(stages: Sequence[tuple[Callable[..., None], Callable[[Values], tuple[int, ...]], tuple[Range, ...]]]) -> tuple[
-        Callable[..., None], Callable[[Values], tuple[tuple[int, ...], ...]], tuple[Range, ...]]:
+Stage = tuple[Callable[..., None], Callable[[Values], tuple[int, ...]], tuple[Range, ...]]
+"""A launch in the Python loop: its function, argument gatherer and chunks."""
+
+
+def _joined(stages: Sequence[Stage]) -> tuple[Callable[..., None], Callable[[Values], Any], tuple[Range, ...]]:
     """Joined launches as one launch of the Python loop: chunk i runs chunk i of every stage in order. Its chunks
     are the first stage's (the loop needs them distinct to record a timeline; every stage has as many)."""
     fns = [fn for fn, _, _ in stages]
