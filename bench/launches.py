@@ -2,14 +2,14 @@
 
     python bench/launches.py [--case attention] [--device cpu-llvm] [--calls 200]
 
-Per launch: the best and median wall time (``Executable.profile``), and from ``Executable.timeline`` over the
-fastest quarter of the calls, the median of: the launch's span, how much later than the first chunk the second
-thread started its first chunk ("join", the pool's hand-off), how long the thread that finished first waited for
-the other ("end wait", what a barrier costs), and how many calls had a worker take part at all. Then the call as
-a whole: ``@kiln.jit`` wall time, the native runner's share, and the rest (Python: binding, output arrays; after
-the kernels the interpreter's data is out of cache, so this is several times a warm loop's overhead). Times are
-never asserted; run it on a quiet machine (a busy one shows the scheduler, and the pool's busy rule turns the
-worker's early wake-up off).
+Per launch (joined launches, ``LaunchSpec.joined``, as one row): the best and median wall time
+(``Executable.profile``), and from ``Executable.timeline`` over the fastest quarter of the calls, the median of:
+the launch's span, how much later than the first chunk the second thread started its first chunk ("join", the
+pool's hand-off), how long the thread that finished first waited for the other ("end wait", what a barrier
+costs), and how many calls had a worker take part at all. Then the call as a whole: ``@kiln.jit`` wall time, the
+native runner's share, and the rest (Python: binding, output arrays; after the kernels the interpreter's data is
+out of cache, so this is several times a warm loop's overhead). Times are never asserted; run it on a quiet
+machine (a busy one shows the scheduler, and the pool's busy rule turns the worker's early wake-up off).
 """
 
 from __future__ import annotations
@@ -85,15 +85,19 @@ def main() -> None:
     call_native = np.array(runner_seconds[0::3])
     ms = 1e3
     fastest = np.argsort([max(c[2] for launch in t for c in launch) for t in timelines])[: max(1, args.calls // 4)]
-    rows = []
+    groups: list[list[int]] = []  # a launch, or joined launches (one row: their chunks together)
     for i, launch in enumerate(program.launches):
-        times = np.array([p[i] for p in profiles])
-        edges = [launch_edges(timelines[c][i]) for c in fastest]
+        groups.append(groups.pop() + [i] if launch.joined and groups else [i])
+    rows = []
+    for group in groups:
+        times = np.array([p[group[0]] for p in profiles])  # a joined group's time is on its first launch
+        edges = [launch_edges([c for i in group for c in timelines[t][i]]) for t in fastest]
         joins = [j for _, j, _ in edges if j is not None]
         waits = [w for _, _, w in edges if w is not None]
-        rows.append([launch.kernel, len(timelines[0][i]), times.min() * ms, np.median(times) * ms,
-                     np.median([s for s, _, _ in edges]) * ms, np.median(joins) * ms if joins else "-",
-                     np.median(waits) * ms if waits else "-", f"{len(joins)}/{len(edges)}"])
+        rows.append(["+".join(program.launches[i].kernel for i in group), len(timelines[0][group[0]]),
+                     times.min() * ms, np.median(times) * ms, np.median([s for s, _, _ in edges]) * ms,
+                     np.median(joins) * ms if joins else "-", np.median(waits) * ms if waits else "-",
+                     f"{len(joins)}/{len(edges)}"])
     print_table(f"{args.case} on {args.device}, {args.calls} calls; span, join and end wait: medians over the fastest "
                 "quarter of the timelines", ["launch", "chunks", "best ms", "median ms", "span ms", "join ms",
                                              "end wait ms", "worker took part"], rows)

@@ -48,6 +48,7 @@ _PASSES: dict[str, str] = {
     "kernel-plan-memory": "kiln.passes.memory_plan:KernelPlanMemory",
     "kernel-dedupe": "kiln.passes.kernel_dedupe:KernelDedupe",
     "kernel-optimize": "kiln.compiler.kernel_optimize:KernelOptimize",
+    "kernel-join-launches": "kiln.passes.join_launches:KernelJoinLaunches",
     "convert-kernel-to-uop": "kiln.lowering.kernel_to_uop:ConvertKernelToUop",
     "uop-simplify": "kiln.passes.uop_simplify:UopSimplify",
     "uop-stash-recomputed": "kiln.passes.uop_stash_recomputed:UopStashRecomputed",
@@ -85,8 +86,9 @@ def _schedule(target: str | None) -> list[str]:
 
 
 def _to_uop(target: str) -> list[str]:
-    return [*_schedule(target), "kernel-dedupe", f"kernel-optimize{{target={target}}}", f"convert-kernel-to-uop{{target={target}}}",
-            "uop-simplify"]
+    join = ["kernel-join-launches"] if target in CPU_TARGETS else []
+    return [*_schedule(target), "kernel-dedupe", f"kernel-optimize{{target={target}}}", *join,
+            f"convert-kernel-to-uop{{target={target}}}", "uop-simplify"]
 
 
 def _to_target(target: str, conversion: str) -> list[str]:

@@ -12,6 +12,7 @@ from xdsl.dialects.func import ReturnOp
 from kiln.dialects.kernel import AllocOp, LaunchOp, SymbolOp
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, dtype_name
 from kiln.compiler.module import find_function
+from kiln.passes.join_launches import JOINED
 from kiln.runtime.program import BufferSpec, KernelsArtifact, LaunchArg, LaunchSpec, ProgramSpec, TensorSpec
 from kiln.support.errors import CompileError
 
@@ -72,7 +73,7 @@ def read_schedule(module: Any, function_name: str, target: str) -> ProgramSpec:
             launch = {key: _plain(attributes.get(key)) for key in LAUNCH_ATTRIBUTES}
             if launch["core_extent"] is not None:
                 launch["core_extent"] = str(launch["core_extent"])
-            launches.append(LaunchSpec(name, tuple(args), **launch))
+            launches.append(LaunchSpec(name, tuple(args), **launch, joined=JOINED in op.attributes))
         elif isinstance(op, ReturnOp):
             if any(v not in buffer_ids for v in op.arguments):
                 raise CompileError(f"{where} returns a value that is not a buffer")

@@ -7,7 +7,8 @@ cache. Where it cannot be built (no C compiler) ``runner()`` gives None once wit
 programs run through the Python launch loop (``kiln.runtime.program``).
 
 A program is one int64 array (``program_words``, layout in ``runner.c``): per launch its kernel's uniform entry
-(``kiln.targets.loaded.entry_name``), where its arguments start in the argument index list, and its chunks. A
+(``kiln.targets.loaded.entry_name``), where its arguments start in the argument index list, its chunks, and
+whether it runs joined with the launches after it (``LaunchSpec.joined``). A
 call passes the values the indices refer to: the input addresses, the arena and output addresses, the symbol
 values (``Executable._run``).
 """
@@ -81,15 +82,15 @@ def runner() -> Runner | None:
     return _runner
 
 
-def program_words(launches: Sequence[tuple[int, Sequence[int], Sequence[Range]]]) -> np.ndarray:
+def program_words(launches: Sequence[tuple[int, Sequence[int], Sequence[Range], int]]) -> np.ndarray:
     """The ``kiln_program`` of ``launches``, each (entry address, positions of its arguments among the call's
-    values, chunks)."""
-    header = [len(launches), sum(len(args) for _, args, _ in launches)]
+    values, chunks, stages: 1 for a launch run alone, n on the first of n joined launches, 0 on the others)."""
+    header = [len(launches), sum(len(args) for _, args, _, _ in launches)]
     table: list[int] = []
     arg_index: list[int] = []
     bounds: list[int] = []
-    for entry, args, chunks in launches:
-        table += [entry, len(arg_index), len(bounds) // 2, len(chunks)]
+    for entry, args, chunks, stages in launches:
+        table += [entry, len(arg_index), len(bounds) // 2, len(chunks), stages]
         arg_index += args
         for lo, hi in chunks:
             bounds += [lo, hi]

@@ -41,6 +41,7 @@ import ctypes
 import sys
 import time
 import json
+import math
 import operator
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -105,7 +106,10 @@ class LaunchSpec:
     ``core_extent`` is the size of the range split across threads (None: call once with (0, 1)), ``core_work``
     the estimated ALU ops per index of that range (None: unknown), from which the thread pool decides whether
     splitting pays. GPU: ``global_size`` (workgroups per grid dim) and ``local_size`` (threads per workgroup),
-    3 entries each, ints or ``kiln.support.symbolic`` size texts.
+    3 entries each, ints or ``kiln.support.symbolic`` size texts. ``joined`` (CPU, from the ``kernel.launch``
+    attribute that ``kernel-join-launches`` sets): the launch runs chunk by chunk with the launch before it (and
+    that one's joined predecessors): the group's core ranges are cut on a common grid (the gcd of their extents),
+    and one thread runs grid chunk c of every launch of the group in order, with no barrier between them.
     """
 
     kernel: str
@@ -114,6 +118,7 @@ class LaunchSpec:
     core_work: int | None = None
     global_size: tuple[int | str, ...] | None = None
     local_size: tuple[int | str, ...] | None = None
+    joined: bool = False
 
     def expressions(self) -> list[str]:
         """Every size expression of the launch (for validation)."""
@@ -168,6 +173,7 @@ class ProgramSpec:
                     x["core_work"],
                     None if x["global_size"] is None else tuple(x["global_size"]),
                     None if x["local_size"] is None else tuple(x["local_size"]),
+                    x.get("joined", False),
                 )
                 for x in d["launches"]
             ),
@@ -221,6 +227,8 @@ class ProgramSpec:
                     fail(f"launch {k} (@{launch.kernel}) uses undeclared symbol '{v}'")
                 elif kind not in ("buf", "sym"):
                     fail(f"launch {k} (@{launch.kernel}) has an argument of unknown kind '{kind}'")
+            if launch.joined and (k == 0 or launch.core_extent is None or self.launches[k - 1].core_extent is None):
+                fail(f"launch {k} (@{launch.kernel}) is joined, but it or the launch before it has no core range")
             for expr in launch.expressions():
                 try:
                     unknown = size_symbols(expr) - bounds.keys()
@@ -251,7 +259,7 @@ class _Plan:
         offsets: list[int],
         arena_bytes: int,
         output_bytes: list[int],
-        launches: list[tuple[Callable[..., None], Callable[[Values], tuple[int, ...]], tuple[Range, ...]]],
+        launches: list[tuple[Callable[..., None], Callable[[Values], Any], tuple[Range, ...], int]],
         program: np.ndarray | None,
         outputs: list[tuple[str, int, np.dtype, tuple[int, ...], bool]],
     ):
@@ -264,6 +272,7 @@ class _Plan:
         """Per output buffer (``Executable._output_buffers`` order), its size."""
         self.peak_bytes = arena_bytes + sum(output_bytes)
         self.launches = launches
+        """Per launch or joined group (Python loop): function, argument gatherer, chunks, launches in it."""
         self.program = program
         """The launches as the native runner's program (``kiln.runtime.native.program_words``); None when the
         Executable runs them from Python."""
@@ -344,6 +353,27 @@ def _recorded(fn: Callable[..., None], record: dict[int, Chunk]) -> Callable[...
         record[args[-2]] = (thread, start, time.perf_counter())
 
     return run
+
+
+Stage = tuple[Callable[..., None], Callable[[Values], tuple[int, ...]], tuple[Range, ...]]
+"""A launch in the Python loop: its function, argument gatherer and chunks."""
+
+
+def _joined(stages: Sequence[Stage]) -> tuple[Callable[..., None], Callable[[Values], Any], tuple[Range, ...]]:
+    """Joined launches as one launch of the Python loop: chunk i runs chunk i of every stage in order. Its chunks
+    are the first stage's (the loop needs them distinct to record a timeline; every stage has as many)."""
+    fns = [fn for fn, _, _ in stages]
+    gathers = [gather for _, gather, _ in stages]
+    first = {lo: i for i, (lo, _) in enumerate(stages[0][2])}
+    per_stage = [ranges for _, _, ranges in stages]
+
+    def run(*args: Any) -> None:
+        *stage_args, lo, _ = args
+        i = first[lo]
+        for fn, stage, ranges in zip(fns, stage_args, per_stage):
+            fn(*stage, *ranges[i])
+
+    return run, lambda vals: tuple(gather(vals) for gather in gathers), stages[0][2]
 
 
 def _aligned(nbytes: int) -> Storage:
@@ -448,8 +478,8 @@ class Executable:
         self, plan: _Plan, values: Values, times: list[float] | None, chunks: list[list[Chunk]] | None
     ) -> None:
         """The whole launch list in one call of the native runner."""
-        elapsed = None if times is None else np.zeros(len(plan.launches))
-        counts = [len(ranges) for _, _, ranges in plan.launches]
+        counts = [len(ranges) for _, _, ranges, stages in plan.launches for _ in range(stages)]
+        elapsed = None if times is None else np.zeros(len(counts))
         records = None if chunks is None else np.zeros((sum(counts), 3), dtype=np.int64)
         self._runner.run(  # type: ignore[union-attr]
             self._pool.native(),
@@ -471,7 +501,7 @@ class Executable:
     ) -> None:
         """One ctypes call per launch, split launches through the pool's Python workers."""
         pool = self._pool
-        for fn, gather, ranges in plan.launches:
+        for fn, gather, ranges, stages in plan.launches:
             start = time.perf_counter() if times is not None else 0.0
             record: dict[int, Chunk] = {}  # by each chunk's first index
             run = fn if chunks is None else _recorded(fn, record)
@@ -480,9 +510,9 @@ class Executable:
             else:
                 pool.run(run, gather(vals), ranges)
             if times is not None:
-                times.append(time.perf_counter() - start)
-            if chunks is not None:
-                chunks.append([record[lo] for lo, _ in ranges])
+                times += [time.perf_counter() - start] + [0.0] * (stages - 1)
+            if chunks is not None:  # a joined group's chunks record all its stages at once
+                chunks += [[record[lo] for lo, _ in ranges]] * stages
         if chunks:
             first = min((s for launch in chunks for _, s, _ in launch), default=0.0)
             chunks[:] = [[(t, s - first, e - first) for t, s, e in launch] for launch in chunks]
@@ -604,14 +634,42 @@ class Executable:
             raise CompileError(f"{self.spec.name}: kernel @{launch.kernel} was loaded without its entry @{entry}")
         return kernels.addresses[entry]
 
-    def _launch_ranges(self, buffers: Sequence[int]) -> list[tuple[int, int] | None]:
-        """Per buffer, the first and last launch that uses it (None: no launch does)."""
-        used: dict[int, list[int]] = {}
+    def _groups(self) -> list[list[int]]:
+        """The launches as they run: each group a launch and the joined launches after it."""
+        groups: list[list[int]] = []
         for k, launch in enumerate(self.spec.launches):
-            for kind, v in launch.args:
-                if kind == "buf":
-                    used.setdefault(v, []).append(k)  # type: ignore[arg-type]
+            if launch.joined and groups:
+                groups[-1].append(k)
+            else:
+                groups.append([k])
+        return groups
+
+    def _launch_ranges(self, buffers: Sequence[int]) -> list[tuple[int, int] | None]:
+        """Per buffer, the first and last step (a launch, or a joined group: its launches run at once) that uses
+        it (None: no launch does)."""
+        used: dict[int, list[int]] = {}
+        for step, group in enumerate(self._groups()):
+            for launch in (self.spec.launches[k] for k in group):
+                for kind, v in launch.args:
+                    if kind == "buf":
+                        used.setdefault(v, []).append(step)  # type: ignore[arg-type]
         return [(used[b][0], used[b][-1]) if b in used else None for b in buffers]
+
+    def _chunks(self, group: Sequence[LaunchSpec], env: Mapping[str, int]) -> list[tuple[Range, ...]]:
+        """Per launch of ``group`` (a launch, or joined launches), its chunks: a joined group's on the common grid
+        of its core ranges (the gcd of their extents), each launch's chunk c the grid's chunk c scaled by its
+        extent over the grid's."""
+        if group[0].core_extent is None:
+            return [((0, 1),)]
+        extents = [max(0, compile_size(launch.core_extent)(env)) for launch in group]  # type: ignore[arg-type]
+        grid = math.gcd(*extents)
+        if grid == 0:
+            return [((0, 0),) for _ in group]
+        works = [None if launch.core_work is None else launch.core_work * extent // grid
+                 for launch, extent in zip(group, extents)]
+        work = None if None in works else sum(works)  # type: ignore[arg-type]
+        chunks = self._pool.split(grid, work, joined=len(group) > 1)
+        return [tuple((lo * extent // grid, hi * extent // grid) for lo, hi in chunks) for extent in extents]
 
     def _plan(self, key: tuple[int, ...]) -> _Plan:
         if (known := self._plans.get(key)) is not None:
@@ -639,15 +697,14 @@ class Executable:
 
         launches = []
         native = []
-        for launch, fn, entry in zip(self.spec.launches, self._functions, self._entries):
-            positions = [position(kind, v) for kind, v in launch.args]
-            if launch.core_extent is None:
-                ranges: tuple[Range, ...] = ((0, 1),)
-            else:
-                extent = max(0, compile_size(launch.core_extent)(env))
-                ranges = self._pool.split(extent, launch.core_work)
-            launches.append((fn, _gatherer(positions), ranges))
-            native.append((entry, positions, ranges))
+        for group in self._groups():
+            specs = [self.spec.launches[k] for k in group]
+            positions = [[position(kind, v) for kind, v in launch.args] for launch in specs]
+            stage_ranges = self._chunks(specs, env)
+            stages = [(self._functions[k], _gatherer(p), r) for k, p, r in zip(group, positions, stage_ranges)]
+            launches.append((*(stages[0] if len(stages) == 1 else _joined(stages)), len(stages)))
+            for i, (k, p, r) in enumerate(zip(group, positions, stage_ranges)):
+                native.append((self._entries[k], p, r, len(group) if i == 0 else 0))
 
         seen: set[int] = set()
         outputs = []

@@ -3,11 +3,14 @@
  *
  * A program is a flat array of int64 words (kiln_program): per launch the address of the kernel's uniform entry
  * `void entry(void **args, int64_t lo, int64_t hi)`, where its arguments start in the program's argument index
- * list, and its chunks, each a half-open [lo, hi) slice of the launch's core range. kiln_run gathers the
- * arguments of every launch from the call's values (buffer addresses and symbol values) and runs the launches in
- * order; a launch of one chunk runs in the calling thread, a launch of several is posted to the pool: the caller
- * runs its first chunk, then takes its remaining untaken chunks, and waits until the workers have finished the
- * ones they took.
+ * list, its chunks, each a half-open [lo, hi) slice of the launch's core range, and how many launches from it on
+ * run joined (stages). kiln_run gathers the arguments of every launch from the call's values (buffer addresses
+ * and symbol values) and runs the launches in order; a launch of one chunk runs in the calling thread, a launch
+ * of several is posted to the pool: the caller runs its first chunk, then takes its remaining untaken chunks, and
+ * waits until the workers have finished the ones they took. Joined launches (stages > 1 on the first, 0 on the
+ * others; all with the same number of chunks) run as one: chunk c of the group runs chunk c of every stage in
+ * order on one thread, with no barrier between the stages (the compiler joined them because chunk c of a stage
+ * reads only what chunk c of the earlier stages wrote; kernel-join-launches).
  *
  * A call may also record every chunk's thread (0 the caller, 1.. the workers) and its start and end, which shows
  * whether the workers took part (Executable.timeline).
@@ -59,6 +62,7 @@ typedef struct {
   int64_t first_arg;   /* index of its first argument in the program's arg_index */
   int64_t first_chunk; /* index of its first chunk in the program's bounds (pairs lo, hi) */
   int64_t n_chunks;
+  int64_t n_stages;    /* launches run joined from this one on (1: alone; 0: a later stage of a joined group) */
 } kiln_launch;
 
 typedef struct {
@@ -69,11 +73,12 @@ typedef struct {
 } kiln_program;
 
 typedef struct kiln_job {
-  kiln_entry fn;
-  void **args;
-  const int64_t *bounds;
+  const kiln_launch *stages;   /* the launch, or a joined group's launches */
+  int64_t n_stages;
+  void **args;                 /* the call's gathered arguments (each stage's start at its first_arg) */
+  const int64_t *bounds;       /* the program's chunk bounds (each stage's at its first_chunk) */
   int64_t n_chunks;
-  int64_t *record;             /* NULL, or 3 words per chunk: thread, start and end (CLOCK_MONOTONIC ns) */
+  int64_t *record;             /* NULL, or 3 words per chunk in program order: thread, start and end (ns) */
   int64_t next;                /* next chunk to hand out (mutex) */
   _Atomic int64_t remaining;   /* chunks not finished; written under the mutex */
   int caller_sleeping;         /* mutex */
@@ -186,14 +191,19 @@ static int64_t take_chunk(kiln_pool *pool, kiln_job *job) {
   return chunk;
 }
 
+/* Chunk `chunk` of every stage of `job`, in order. */
 static void run_chunk(const kiln_job *job, int64_t chunk, int32_t thread) {
-  int64_t *record = job->record ? job->record + 3 * chunk : NULL;
-  if (record) {
-    record[0] = thread;
-    record[1] = now_ns();
+  for (int64_t s = 0; s < job->n_stages; s++) {
+    const kiln_launch *stage = &job->stages[s];
+    int64_t at = stage->first_chunk + chunk;
+    int64_t *record = job->record ? job->record + 3 * at : NULL;
+    if (record) {
+      record[0] = thread;
+      record[1] = now_ns();
+    }
+    ((kiln_entry)(intptr_t)stage->entry)(job->args + stage->first_arg, job->bounds[2 * at], job->bounds[2 * at + 1]);
+    if (record) record[2] = now_ns();
   }
-  job->fn(job->args, job->bounds[2 * chunk], job->bounds[2 * chunk + 1]);
-  if (record) record[2] = now_ns();
 }
 
 /* One chunk of `job` finished (mutex held). */
@@ -385,8 +395,9 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
 }
 
 /* Run every launch of `program` in order with the call's `values` (buffer addresses, symbol values); when
- * `times` is not NULL, store each launch's wall time in seconds there; when `chunks` is not NULL, each chunk's
- * thread, start and end (3 words per chunk, in program order). */
+ * `times` is not NULL, store each launch's wall time in seconds there (a joined group's on its first launch, 0 on
+ * the others); when `chunks` is not NULL, each chunk's thread, start and end (3 words per chunk, in program
+ * order). */
 void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *values, double *times, int64_t *chunks) {
   const int64_t *arg_index = (const int64_t *)(program->launches + program->n_launches);
   const int64_t *bounds = arg_index + program->n_args;
@@ -397,22 +408,29 @@ void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *value
   int split = 0;
   for (int64_t k = 0; k < program->n_launches && pool->size > 1; k++) split |= program->launches[k].n_chunks > 1;
   if (split) begin_call(pool);
-  for (int64_t k = 0; k < program->n_launches; k++) {
+  for (int64_t k = 0; k < program->n_launches;) {
     const kiln_launch *launch = &program->launches[k];
+    int64_t n_stages = launch->n_stages < 1 ? 1 : launch->n_stages;
+    if (n_stages > program->n_launches - k) n_stages = program->n_launches - k;
     int64_t start = times ? now_ns() : 0;
     kiln_job job = {
-        .fn = (kiln_entry)(intptr_t)launch->entry,
-        .args = args + launch->first_arg,
-        .bounds = bounds + 2 * launch->first_chunk,
+        .stages = launch,
+        .n_stages = n_stages,
+        .args = args,
+        .bounds = bounds,
         .n_chunks = launch->n_chunks,
-        .record = chunks ? chunks + 3 * launch->first_chunk : NULL,
+        .record = chunks,
     };
     if (job.n_chunks == 1 || pool->size == 1) {
       for (int64_t c = 0; c < job.n_chunks; c++) run_chunk(&job, c, 0);
     } else {
       run_parallel(pool, &job);
     }
-    if (times) times[k] = (double)(now_ns() - start) * 1e-9;
+    if (times) {
+      times[k] = (double)(now_ns() - start) * 1e-9;
+      for (int64_t s = 1; s < n_stages; s++) times[k + s] = 0;
+    }
+    k += n_stages;
   }
   if (split) end_call(pool);
   if (args != stack_args) free(args);

@@ -109,12 +109,16 @@ class ThreadPool:
             if lib is not None:
                 lib.pool_destroy(self._native)
 
-    def split(self, extent: int, core_work: int | None) -> tuple[Range, ...]:
-        """The chunks to run a launch of ``extent`` indices in: one chunk unless it is worth parallelizing."""
+    def split(self, extent: int, core_work: int | None, joined: bool = False) -> tuple[Range, ...]:
+        """The chunks to run a launch of ``extent`` indices in: one chunk unless it is worth parallelizing.
+        A ``joined`` group of launches (``LaunchSpec.joined``) is cut into up to ``CHUNKS_PER_THREAD`` chunks
+        per thread even on one thread and below ``CHUNK_MIN_WORK``: what one stage of a chunk writes, the next
+        reads while it is in cache, and the smaller the chunk the more of it is."""
         work = extent * (UNKNOWN_CORE_WORK if core_work is None else core_work)
-        if self.size == 1 or extent < 2 or work < PARALLEL_MIN_WORK:
+        if extent < 2 or work < PARALLEL_MIN_WORK or (self.size == 1 and not joined):
             return ((0, extent),)
-        parts = min(extent, self.size * CHUNKS_PER_THREAD, work // CHUNK_MIN_WORK)
+        most = self.size * CHUNKS_PER_THREAD
+        parts = min(extent, most if joined else min(most, work // CHUNK_MIN_WORK))
         parts = min(extent, max(self.size, parts - parts % self.size))
         length, longer = divmod(extent, parts)  # the first `longer` chunks get one index more
         bounds = [i * length + min(i, longer) for i in range(parts + 1)]

@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ import pytest
 
 import kiln
 from kiln.runtime.device_cpu import load_kernels
-from kiln.runtime.program import Executable
+from kiln.runtime.program import Executable, LaunchSpec
 from kiln.runtime.threads import ThreadPool
 from kiln.support.errors import CompileError
 from kiln.targets.loaded import LoadedKernels
@@ -49,7 +50,7 @@ def test_two_launches_through_the_native_runner(target: str, work: int | None) -
     exe = native(target, work, pool)
     for n in (1, 2, 5, 1000, 65_537):  # N is symbolic: each size is a plan of its own
         a, b, c = inputs(n, seed=n)
-        chunks = [len(ranges) for _, _, ranges in exe._plan((n,)).launches]
+        chunks = [len(ranges) for _, _, ranges, _ in exe._plan((n,)).launches]
         assert chunks == [1, 1] if work == 1 or n == 1 else min(chunks) > 1
         np.testing.assert_allclose(exe(a, b, c)[0], a * b + c, rtol=1e-6, atol=1e-6)
 
@@ -84,7 +85,7 @@ def test_timeline_records_every_chunk_once(python_loop: bool, monkeypatch: pytes
     for _ in range(5):
         (out,), timeline = exe.timeline(a, b, c)
         np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
-        planned = [ranges for _, _, ranges in exe._plan((50_000,)).launches]
+        planned = [ranges for _, _, ranges, _ in exe._plan((50_000,)).launches]
         assert [len(chunks) for chunks in timeline] == [len(ranges) for ranges in planned]
         assert all(len(ranges) > 1 for ranges in planned)
         rows = [row for chunks in timeline for row in chunks]
@@ -92,6 +93,45 @@ def test_timeline_records_every_chunk_once(python_loop: bool, monkeypatch: pytes
         assert min(start for _, start, _ in rows) == 0
         # the launches run in order: every chunk of the second starts after every chunk of the first ended
         assert max(end for _, _, end in timeline[0]) <= min(start for _, start, _ in timeline[1])
+
+
+def joined_fma(target: str) -> Executable:
+    """The fma program with k1 joined to k0: each chunk computes a * b and then + c over the same indices."""
+    spec = fma_program(target, work=None)
+    first, second = spec.launches
+    return build(replace(spec, launches=(first, replace(second, joined=True))), ThreadPool(3))
+
+
+@pytest.mark.parametrize("python_loop", [False, True], ids=["native", "python"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_joined_launches_run_chunk_by_chunk(target: str, python_loop: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if python_loop:
+        monkeypatch.setenv("KILN_PYTHON_RUNNER", "1")
+    exe = joined_fma(target)
+    assert (exe._runner is None) == python_loop
+    for n in (1, 7, 50_000):
+        a, b, c = inputs(n, seed=n)
+        (out,), times = exe.profile(a, b, c)
+        np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
+        assert len(times) == 2 and times[1] == 0  # the group's time is on its first launch
+        (out,), timeline = exe.timeline(a, b, c)
+        np.testing.assert_allclose(out, a * b + c, rtol=1e-6, atol=1e-6)
+        [(_, _, ranges, stages)] = exe._plan((n,)).launches
+        assert stages == 2 and [len(chunks) for chunks in timeline] == [len(ranges)] * 2
+        if n == 50_000:
+            assert len(ranges) > 1
+    # a joined group is one step of the arena's lifetimes: its temporary is live while its output is written
+    assert exe._lifetimes == [(0, 0)]
+
+
+def test_joined_chunks_share_a_grid() -> None:
+    """Extents 4096 and 8 are cut on a grid of 8: chunk c of the first launch is 512 of its indices."""
+    exe = joined_fma("cpu-llvm")
+    group = [LaunchSpec("k0", (), "4096", 1 << 12), LaunchSpec("k1", (), "8", 1 << 20, joined=True)]
+    rows, heads = exe._chunks(group, {})
+    assert heads[0][0] == 0 and heads[-1][1] == 8 and all(a[1] == b[0] for a, b in zip(heads, heads[1:]))
+    assert len(heads) > 1 and [(lo * 512, hi * 512) for lo, hi in heads] == list(rows)
+    assert exe._chunks([LaunchSpec("k0", (), "0", 1), LaunchSpec("k1", (), "0", 1, joined=True)], {}) == [((0, 0),)] * 2
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -98,6 +98,7 @@ def test_json_round_trip() -> None:
         ({"buffers": (BufferSpec(0, ("N",), "f64", input=0),)}, "does not match input 0"),
         ({"buffers": (BufferSpec(0, ("K",), "f32", slot=0),)}, "undeclared symbol 'K'"),
         ({"launches": (LaunchSpec("k0", (("buf", 7),)),)}, "unknown buffer 7"),
+        ({"launches": (LaunchSpec("k0", (("buf", 0),), "N", joined=True),)}, "is joined, but"),
         ({"launches": (LaunchSpec("k0", (("sym", "Q"),)),)}, "undeclared symbol 'Q'"),
         ({"launches": (LaunchSpec("k0", (), "N +"),)}, "bad size expression .N +."),
         ({"launches": (LaunchSpec("k0", (), "ceildiv(M, 4)"),)}, r"size .ceildiv\(M, 4\). uses undeclared symbols \[.M.\]"),

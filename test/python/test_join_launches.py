@@ -1,0 +1,66 @@
+"""kernel-join-launches: programs whose launches run joined (chunk by chunk, no barrier between them) give the
+graph interpreter's numbers on both CPU targets, through the native runner and the Python launch loop; attention
+gets joined launches: with the heads as the grid (the scores' heads moved outermost), or with heads and row blocks
+merged into one core range where the heads alone are too few chunks (``MIN_GRID``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kiln.jit import jit
+
+from test_copy_transposed_rhs import attention, causal_attention, _causal_mask, _normal
+
+DEVICES = ["cpu-llvm", "cpu-c"]
+
+CASES = {
+    # name: (function, inputs, launches joined on both CPU targets; None: not checked, it depends on the tiles)
+    # 16 heads of 128 keys: the copy of k^T in panels, the scores (heads moved outermost), softmax, p @ v: one group
+    "panels": (attention, [_normal(16, 128, 16, seed=s) for s in range(3)], 3),
+    # 2 x 8 heads of 33 rows: the scores and the copy of k^T are one kernel (k^T is small); softmax and p @ v join
+    "batch_heads": (attention, [_normal(2, 8, 33, 16, seed=s) for s in range(3)], 2),
+    # 70 rows: tiles that overhang the rows, gated: what lines up differs between the targets
+    "heads": (attention, [_normal(8, 70, 24, seed=s) for s in range(3)], None),
+    "causal": (causal_attention, [*(_normal(8, 67, 16, seed=s) for s in range(3)), _causal_mask(67)], None),
+    # 8 heads of 256 rows: a grid of 8 (the heads) is below MIN_GRID, so the copy of k^T stays alone; the scores'
+    # heads and row blocks merge into one core range, which softmax and p @ v (merged the same way) join
+    "long": (attention, [_normal(8, 256, 32, seed=s) for s in range(3)], 2),
+}
+
+
+def joined(fn) -> int:
+    return sum(launch.joined for launch in fn.compiled[0].program.launches)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", CASES)
+def test_joined_launches_match_the_interpreter(name: str, device: str) -> None:
+    fn, inputs, expected = CASES[name]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device=device)
+    np.testing.assert_allclose(compiled(*inputs).numpy(), want, rtol=1e-4, atol=1e-5)
+    assert expected is None or joined(compiled) == expected
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_joined_launches_on_any_thread_count(threads: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One thread still cuts a joined group into chunks (run in order); three threads split 8 heads unevenly."""
+    monkeypatch.setenv("KILN_THREADS", threads)
+    import kiln.runtime.threads as threads_module
+
+    monkeypatch.setattr(threads_module, "_default", None)
+    fn, inputs, _ = CASES["panels"]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device="cpu-llvm")
+    np.testing.assert_allclose(compiled(*inputs).numpy(), want, rtol=1e-4, atol=1e-5)
+    assert compiled.compiled[0].run._pool.size == int(threads)
+
+
+def test_joined_launches_through_the_python_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KILN_PYTHON_RUNNER", "1")
+    fn, inputs, expected = CASES["panels"]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device="cpu-c")
+    np.testing.assert_allclose(compiled(*inputs).numpy(), want, rtol=1e-4, atol=1e-5)
+    assert compiled.compiled[0].run._runner is None and joined(compiled) == expected
