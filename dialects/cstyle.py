@@ -572,10 +572,12 @@ class VectorOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> VectorOp:
-        elements = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_operand)
+        unresolved = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
+        element = t.get_element_type() if isinstance(t, VectorType) else t
+        elements = [parser.resolve_operand(e, element) for e in unresolved]
         return cls.create(operands=elements, result_types=[t], attributes=attributes)
 
     def print(self, printer: Printer) -> None:
@@ -615,11 +617,12 @@ class ExtractOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ExtractOp:
-        vector = parser.parse_operand()
+        unresolved = parser.parse_unresolved_operand()
         lane = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
+        vector = parser.resolve_operand(unresolved, t)
         element = t.get_element_type() if isinstance(t, VectorType) else t
         if len(lane) != 1:
             parser.raise_error("cstyle.extract takes one lane number")
