@@ -46,6 +46,7 @@ from kiln.dialects import cstyle, uop
 from kiln.dialects.alu import ALU_OPS, AluOp, element_type, is_vector, lanes
 from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
+from kiln.lowering.cstyle_sink import sink_past_loops
 from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
 from kiln.support.diagnostics import error_at
 from kiln.support.locations import inherit_locations
@@ -149,6 +150,7 @@ class _KernelConverter(KernelConverter):
         for name, arg in zip(CORE_PARAMS, args[len(params) :]):
             arg.name_hint = name
         self._convert_body(func.body.block)
+        sink_past_loops(func)
         inherit_locations(func)  # what no one uop op made (loop bounds, the thread slice): the kernel's lines
         return func
 
