@@ -885,3 +885,27 @@ def test_strided_max_pool_lanes_step_one_vector_max(padding: int) -> None:
     got = kiln.Tensor(x, device="cpu-c").max_pool2d(3, stride=2, padding=padding).numpy()
     assert got.shape == (1, 4, out, out)
     assert_same_floats(got, want)
+
+
+ROW_REDUCTIONS = """
+func.func @f(%x: !graph.tensor<64x256xf32>) -> (!graph.tensor<64xf32>, !graph.tensor<64xf32>) {
+  %m = graph.reduce_max %x {axes = array<i64: 1>} : (!graph.tensor<64x256xf32>) -> !graph.tensor<64xf32>
+  %s = graph.reduce_sum %x {axes = array<i64: 1>} : (!graph.tensor<64x256xf32>) -> !graph.tensor<64xf32>
+  func.return %m, %s : !graph.tensor<64xf32>, !graph.tensor<64xf32>
+}"""
+
+
+def test_row_reductions_fold_their_vector_accumulator_pairwise() -> None:
+    """A row's vector accumulator is folded after its loop by the prelude's pairwise ``kiln_reduce_*`` helpers,
+    not a chain over its lanes; the max is numpy's (nan in any lane: nan), the sum within rounding."""
+    import kiln
+
+    source = lower_program(parse_module(ROW_REDUCTIONS), "f", "cpu-c").kernels.source
+    assert "kiln_reduce_max_f32x" in source and "kiln_reduce_add_f32x" in source
+    x = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    x[3, 17] = np.nan
+    x[5, :] = -np.inf
+    x[6, 200] = np.inf
+    t = kiln.Tensor(x, device="cpu-c")
+    assert_same_floats(t.max(-1).numpy(), x.max(-1))
+    np.testing.assert_allclose(t.sum(-1).numpy(), x.sum(-1, dtype=np.float64), rtol=1e-5, atol=1e-4)
