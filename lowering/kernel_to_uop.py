@@ -41,7 +41,8 @@ def linearize(kernel: KernelOp, target: TargetDescription, vector_alu: bool = Tr
     Vectorizer(program, inst.ranges, target).run(inst.accesses, inst.fragment_pairs)
     if vector_alu:
         stores = [a.node for a in inst.accesses if a.node.op == "store"]
-        gathered = frozenset() if target.vectorizes_loops else GATHERED_STEP_KINDS
+        c_like = target.cpu_cores is not None and not target.vectorizes_loops  # a CPU whose compiler packs no loops
+        gathered = GATHERED_STEP_KINDS if c_like else frozenset()
         AluVectorizer(program, target.vector_width, gathered).run(lane_groups(inst.accumulators, inst.ranges), stores)
     attributes = {k: v for k, v in kernel.attributes.items() if k in COPIED_ATTRIBUTES}
     result = UopKernelOp(kernel.sym_name.data, attributes=attributes | inst.launch.attributes())

@@ -125,8 +125,8 @@ class LanePacker:
 
 
 GATHERED_STEP_KINDS = frozenset({"max", "min"})
-"""Steps whose accumulators pack into a vector even when every lane's operand is a scalar (gathered), on a target
-whose compiler vectorizes no loops (cpu-c): a stride-2 max pool's 8 output lanes. gcc's scalar NaN-propagating
+"""Steps whose accumulators pack into a vector even when every lane's operand is a scalar (gathered), on a CPU
+target whose compiler vectorizes no loops (cpu-c; GPUs keep their lanes): a stride-2 max pool's 8 output lanes. gcc's scalar NaN-propagating
 max is several integer operations per lane (``kiln_max_f32``) and its SLP vectorizer packed those lanes only
 partly, where one vector max of the gathered lanes is three (SqueezeNet's 3x3/2 stem pool on one core: 462 ->
 270 us). A sum's scalar step is one add per lane, as cheap as gathering the lane, so sums stay lanes."""

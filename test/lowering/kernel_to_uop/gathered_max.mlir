@@ -1,9 +1,11 @@
 // RUN: kiln-opt %s -p "convert-kernel-to-uop{target=cpu-c}" | filecheck %s --check-prefix=C
-// RUN: kiln-opt %s -p "convert-kernel-to-uop{target=cpu-llvm}" | filecheck %s --check-prefix=LLVM
+// RUN: kiln-opt %s -p "convert-kernel-to-uop{target=cpu-llvm}" | filecheck %s --check-prefix=SCALAR
+// RUN: kiln-opt %s -p "convert-kernel-to-uop{target=webgpu}" | filecheck %s --check-prefix=SCALAR
 // A stride-2 max pool with 4 upcast output lanes: each lane's window element is a scalar load (the lanes are 2
 // apart, no vector load). On cpu-c (no loop vectorizer) the 4 running maxima are still one vector accumulator,
 // stepped by one vector max of the 4 gathered loads: gcc's scalar NaN-propagating max costs several integer
-// operations per lane. On cpu-llvm they stay 4 scalar accumulators, which LLVM's vectorizers pack themselves.
+// operations per lane. On cpu-llvm they stay 4 scalar accumulators, which LLVM's vectorizers pack themselves, and
+// on GPUs too.
 
 // C-LABEL: uop.kernel @pool
 // C:         %[[ACC:.*]] = uop.define_acc %{{.*}} : vector<4xf32>
@@ -18,10 +20,10 @@
 // C-NEXT:    %[[M:.*]] = uop.acc_get %[[ACC]] : vector<4xf32>
 // C-NEXT:    uop.store %out[%{{.*}}], %[[M]] : vector<4xf32>
 
-// LLVM-LABEL: uop.kernel @pool
-// LLVM-COUNT-4: uop.define_acc %{{.*}} : f32
-// LLVM:         %w = uop.range
-// LLVM-COUNT-4: uop.max %{{.*}} : f32
+// SCALAR-LABEL: uop.kernel @pool
+// SCALAR-COUNT-4: uop.define_acc %{{.*}} : f32
+// SCALAR:       %w = uop.range
+// SCALAR-COUNT-4: uop.max %{{.*}} : f32
 
 kernel.kernel @pool(%x: !kernel.buffer<64xf32>, %out: !kernel.buffer<31xf32>)
     attributes {symbols = [], opts = ["upcast(0,4)"]} {
