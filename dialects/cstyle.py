@@ -202,6 +202,10 @@ class CFunction:
     summary: str
 
 
+REDUCED_KINDS = ("add", "max", "min")
+"""Float ALU kinds the prelude reduces over a vector's lanes (``kiln_reduce_max_f32x16``)."""
+
+
 def _library() -> dict[str, CFunction]:
     f32, f64, f16, bf16 = (DTYPES[n] for n in ("f32", "f64", "f16", "bf16"))
     out: list[CFunction] = []
@@ -222,6 +226,9 @@ def _library() -> dict[str, CFunction]:
         if is_float(v.get_element_type()):
             out.append(CFunction(f"kiln_max_{n}", (v, v), v, None, "the larger lane of each pair; nan if either is nan"))
             out.append(CFunction(f"kiln_min_{n}", (v, v), v, None, "the smaller lane of each pair; nan if either is nan"))
+            for kind in REDUCED_KINDS:
+                out.append(CFunction(f"kiln_reduce_{kind}_{n}", (v,), v.get_element_type(), None,
+                                     f"the {kind} of all lanes, combined pairwise (halves, then quarters, ...)"))
     for t in (f16, bf16):
         n = dtype_name(t)
         out.append(CFunction(f"kiln_{n}_to_f32", (t,), f32, None, f"{n} -> f32 (exact)"))
@@ -572,10 +579,12 @@ class VectorOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> VectorOp:
-        elements = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_operand)
+        unresolved = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
+        element = t.get_element_type() if isinstance(t, VectorType) else t
+        elements = [parser.resolve_operand(e, element) for e in unresolved]
         return cls.create(operands=elements, result_types=[t], attributes=attributes)
 
     def print(self, printer: Printer) -> None:
@@ -615,11 +624,12 @@ class ExtractOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ExtractOp:
-        vector = parser.parse_operand()
+        unresolved = parser.parse_unresolved_operand()
         lane = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
+        vector = parser.resolve_operand(unresolved, t)
         element = t.get_element_type() if isinstance(t, VectorType) else t
         if len(lane) != 1:
             parser.raise_error("cstyle.extract takes one lane number")
@@ -660,6 +670,7 @@ __all__ = [
     "UNPROMOTED",
     "VECTOR_ELEMENTS",
     "VECTOR_LANES",
+    "REDUCED_KINDS",
     "is_vector_type",
     "mask_type",
     "vector_bits",

@@ -24,7 +24,7 @@ from kiln.dialects.types import DIMS_KEY
 from kiln.dialects.uop import UopKernelOp
 from kiln.lowering.linearize.emit import emit
 from kiln.lowering.linearize.instantiate import Instantiator
-from kiln.lowering.linearize.vector_alu import AluVectorizer
+from kiln.lowering.linearize.vector_alu import GATHERED_STEP_KINDS, AluVectorizer
 from kiln.lowering.linearize.vectorize import Vectorizer, lane_groups
 from kiln.capabilities.description import TargetDescription, target_for_pass
 from kiln.support.locations import inherit_locations
@@ -41,7 +41,9 @@ def linearize(kernel: KernelOp, target: TargetDescription, vector_alu: bool = Tr
     Vectorizer(program, inst.ranges, target).run(inst.accesses, inst.fragment_pairs)
     if vector_alu:
         stores = [a.node for a in inst.accesses if a.node.op == "store"]
-        AluVectorizer(program, target.vector_width).run(lane_groups(inst.accumulators, inst.ranges), stores)
+        c_like = target.cpu_cores is not None and not target.vectorizes_loops  # a CPU whose compiler packs no loops
+        gathered = GATHERED_STEP_KINDS if c_like else frozenset()
+        AluVectorizer(program, target.vector_width, gathered).run(lane_groups(inst.accumulators, inst.ranges), stores)
     attributes = {k: v for k, v in kernel.attributes.items() if k in COPIED_ATTRIBUTES}
     result = UopKernelOp(kernel.sym_name.data, attributes=attributes | inst.launch.attributes())
     emit(program, result.body.block)

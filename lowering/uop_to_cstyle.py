@@ -46,6 +46,7 @@ from kiln.dialects import cstyle, uop
 from kiln.dialects.alu import ALU_OPS, AluOp, element_type, is_vector, lanes
 from kiln.dialects.ops.table import function_names
 from kiln.dialects.types import DTYPES, bitwidth, dtype_name, is_bool, is_float, is_unsigned
+from kiln.lowering.cstyle_sink import sink_past_loops
 from kiln.lowering.uop_to_target import ConvertUopToTarget, KernelConverter
 from kiln.support.diagnostics import error_at
 from kiln.support.locations import inherit_locations
@@ -149,6 +150,7 @@ class _KernelConverter(KernelConverter):
         for name, arg in zip(CORE_PARAMS, args[len(params) :]):
             arg.name_hint = name
         self._convert_body(func.body.block)
+        sink_past_loops(func)
         inherit_locations(func)  # what no one uop op made (loop bounds, the thread slice): the kernel's lines
         return func
 
@@ -159,8 +161,51 @@ class _KernelConverter(KernelConverter):
         return c_type(t)
 
     def _convert_op(self, op: Operation) -> None:
-        if not self._convert_vector_op(op):
+        if isinstance(op, AluOp) and (vector := self._reduced_vector(op)) is not None:
+            tag = cstyle.vector_tag(vector.type)  # type: ignore[arg-type]
+            self._define(op, [self._call(f"kiln_reduce_{op.alu_kind}_{tag}", vector)])
+            self._erase_steps(op)
+        elif not self._convert_vector_op(op):
             super()._convert_op(op)
+
+    def _erase_steps(self, op: AluOp) -> None:
+        """Erase the C ops of the steps before ``op`` in its chain (nothing else uses them), last first."""
+        step = op.operands[0]
+        while isinstance(step.owner, AluOp):
+            c = self.lanes[step][0].owner
+            if isinstance(c, Operation) and not c.results[0].uses:
+                c.detach()
+                c.erase()
+            step = step.owner.operands[0]
+
+    def _reduced_vector(self, op: AluOp) -> SSAValue | None:
+        """The C vector whose lanes ``op`` ends a chain over: ``op(...op(op(v[0], v[1]), v[2])..., v[n-1])`` of
+        one float kind of ``cstyle.REDUCED_KINDS``, each step used by the next alone (a reduction's vector
+        accumulator folded after its loop: softmax's row max and sum). The prelude combines the lanes pairwise
+        instead (``kiln_reduce_*``); else None."""
+        kind, extracts = op.alu_kind, []
+        if kind not in cstyle.REDUCED_KINDS or is_vector(op.results[0].type) or not is_float(op.results[0].type):
+            return None
+        step: Operation = op
+        while True:
+            first, last = step.operands
+            if not isinstance(last.owner, uop.ExtractOp):
+                return None
+            extracts.append(last.owner)
+            previous = first.owner
+            if isinstance(previous, AluOp) and previous.alu_kind == kind and first.has_one_use():
+                step = previous
+                continue
+            if not isinstance(previous, uop.ExtractOp):
+                return None
+            extracts.append(previous)
+            break
+        vector = extracts[0].vector
+        ordered = [e.vector is vector and e.lane.value.data == k for k, e in enumerate(reversed(extracts))]
+        c = self.vectors.get(vector)
+        if c is None or not all(ordered) or len(extracts) != lanes(vector.type):
+            return None
+        return c
 
     def _convert_target_op(self, op: Operation) -> None:
         match op:

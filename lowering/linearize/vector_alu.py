@@ -124,11 +124,21 @@ class LanePacker:
         return vector_type(lanes[0].type, len(lanes))
 
 
+GATHERED_STEP_KINDS = frozenset({"max", "min"})
+"""Steps whose accumulators pack into a vector even when every lane's operand is a scalar (gathered), on a CPU
+target whose compiler vectorizes no loops (cpu-c; GPUs keep their lanes): a stride-2 max pool's 8 output lanes. gcc's scalar NaN-propagating
+max is several integer operations per lane (``kiln_max_f32``) and its SLP vectorizer packed those lanes only
+partly, where one vector max of the gathered lanes is three (SqueezeNet's 3x3/2 stem pool on one core: 462 ->
+270 us). A sum's scalar step is one add per lane, as cheap as gathering the lane, so sums stay lanes."""
+
+
 class AluVectorizer:
     """Vector accumulators and vector ALU for the lanes of expanded ranges (the module docstring)."""
 
-    def __init__(self, program: Program, vector_width: Callable[[str], int]):
+    def __init__(self, program: Program, vector_width: Callable[[str], int], gathered_steps: frozenset[str] = frozenset()):
         self.program, self.vector_width = program, vector_width
+        self.gathered_steps = gathered_steps
+        """ALU kinds whose accumulators pack from gathered lanes too (``GATHERED_STEP_KINDS`` or none)."""
         self.packer = LanePacker(program)
         self._replaced: dict[Node, Node] = {}
 
@@ -171,7 +181,7 @@ class AluVectorizer:
 
     def _accumulators(self, accs: list[Node], users: dict[Node, list[Node]]) -> bool:
         """Replace the accumulators ``accs`` (lanes in order) by one vector accumulator when the values their
-        loop sets pack with a vector the loop has; whether it did."""
+        loop sets pack with a vector the loop has, or are ``gathered_steps`` of scalars; whether it did."""
         shapes = [self._shape(a, users) for a in accs]
         if any(s is None for s in shapes) or len({(a.scope, s[0].scope, s[1].scope) for a, s in zip(accs, shapes)}) != 1:  # type: ignore[index]
             return False
@@ -181,8 +191,10 @@ class AluVectorizer:
         acc = p.node("define_acc", (init,), acc_type(vector), scope=accs[0].scope)
         reads = tuple(s[0] for s in shapes)  # type: ignore[index]
         self.packer.reads[reads] = read = p.node("acc_get", (acc,), vector, scope=body)
-        total, source = self.packer.pack([s[1].operands[1] for s in shapes])  # type: ignore[index]
-        if source != Source.VECTOR | Source.ACC:
+        steps = [s[1].operands[1] for s in shapes]  # type: ignore[index]
+        total, source = self.packer.pack(steps)
+        gathered = source == Source.ACC and all(n.op == "alu" and n.attr in self.gathered_steps for n in steps)
+        if source != Source.VECTOR | Source.ACC and not gathered:
             del self.packer.reads[reads]
             self.packer.forget()
             for n in (read, acc):

@@ -249,8 +249,47 @@ def _vector_pieces() -> dict[str, Piece]:
                 f"  return kiln_where_{tag}((a != a) | (a {op} b), a, b);\n}}",
                 (f"kiln_where_{tag}",),
             )
+        for kind in cstyle.REDUCED_KINDS:
+            out[f"kiln_reduce_{kind}_{tag}"] = _reduce_piece(kind, v)
     return out
 
+
+def _reduce_piece(kind: str, v: VectorType) -> Piece:
+    """``kiln_reduce_max_f32x16``: the lanes of a vector combined pairwise, the upper half onto the lower half
+    until one lane is left (4 vector steps for 16 lanes, where a chain over the lanes is 15 dependent scalar
+    steps, and kiln's NaN-propagating scalar max is ~10 instructions each). Without ``__builtin_shufflevector``
+    (gcc before 12) the same pairs of lanes, as scalars. A sum so combined rounds differently from a chain, as
+    cpu-llvm's reassociated sums do; max and min give the same value (a nan if any lane is one)."""
+    name, tag, element = c_type_name(v), cstyle.vector_tag(v), v.get_element_type()
+    helpers = (f"kiln_{kind}_{tag}", f"kiln_{kind}_{dtype_name(element)}")
+
+    def combine(a: str, b: str) -> str:
+        return f"({a} + {b})" if kind == "add" else f"{helpers[1]}({a}, {b})"
+
+    n = v.get_shape()[0]
+    steps, half = [], n // 2
+    while half >= 1:
+        upper = ", ".join(str(half + k % half) for k in range(n))
+        shuffled = f"__builtin_shufflevector(v, v, {upper})"
+        steps.append(f"  v = v + {shuffled};\n" if kind == "add" else f"  v = {helpers[0]}(v, {shuffled});\n")
+        half //= 2
+    lanes = [f"v[{k}]" for k in range(n)]
+    while len(lanes) > 1:
+        half = len(lanes) // 2
+        lanes = [combine(lanes[k], lanes[k + half]) for k in range(half)]
+    return Piece(
+        f"static inline {c_type_name(element)} kiln_reduce_{kind}_{tag}({name} v) {{\n"
+        f"#ifdef KILN_HAS_SHUFFLEVECTOR\n{''.join(steps)}  return v[0];\n#else\n  return {lanes[0]};\n#endif\n}}",
+        ("KILN_HAS_SHUFFLEVECTOR", name) if kind == "add" else ("KILN_HAS_SHUFFLEVECTOR", *helpers),
+    )
+
+
+_HAS_SHUFFLEVECTOR = """\
+#ifdef __has_builtin
+#if __has_builtin(__builtin_shufflevector)
+#define KILN_HAS_SHUFFLEVECTOR 1
+#endif
+#endif"""
 
 _VECTORS = """\
 #pragma GCC diagnostic ignored "-Wpsabi" /* vectors pass by value only between inlined static helpers */"""
@@ -288,6 +327,7 @@ _LOOP_VECTORIZE = """\
 
 PRELUDE: dict[str, Piece] = {
     "KILN_LOOP_VECTORIZE": Piece(_LOOP_VECTORIZE),
+    "KILN_HAS_SHUFFLEVECTOR": Piece(_HAS_SHUFFLEVECTOR),
     "kiln_bf16": Piece("typedef uint16_t kiln_bf16; /* bfloat16 bits */"),
     "kiln_f16": Piece(_F16_TYPEDEF),
     "kiln_f64_to_f32_odd": Piece(_F64_TO_F32_ODD),

@@ -853,3 +853,59 @@ def test_software_exp_in_innermost_loops_alone_with_the_loop_vectorizer() -> Non
     assert [f.startswith("KILN_LOOP_VECTORIZE") for f in functions] == [True, False]
     assert "expf(" not in functions[0] and "expf(" in functions[1]
     assert '__attribute__((optimize("tree-loop-vectorize")))' in source
+
+
+def _max_pool_program(size: int, padding: int) -> tuple[str, int]:
+    out = (size + 2 * padding - 3) // 2 + 1
+    x, y = f"!graph.tensor<1x4x{size}x{size}xf32>", f"!graph.tensor<1x4x{out}x{out}xf32>"
+    pool = f"{{kernel = array<i64: 3, 3>, padding = array<i64: {padding}, {padding}>, stride = array<i64: 2, 2>}}"
+    return f"""
+func.func @f(%x: {x}) -> {y} {{
+  %y = graph.max_pool2d %x {pool} : ({x}) -> {y}
+  func.return %y : {y}
+}}""", out
+
+
+@pytest.mark.parametrize("padding", [0, 1])
+def test_strided_max_pool_lanes_step_one_vector_max(padding: int) -> None:
+    """A 3x3/2 max pool's upcast output lanes are 2 elements apart (no vector load), yet on cpu-c their running
+    maxima are one vector accumulator stepped by a vector max of the gathered loads (``GATHERED_STEP_KINDS``),
+    padded windows too; NaN and -inf come out as numpy's max gives them."""
+    import kiln
+
+    text, out = _max_pool_program(35, padding)
+    source = lower_program(parse_module(text), "f", "cpu-c").kernels.source
+    assert re.search(r"acc\d* = kiln_max_f32x\d+\(acc\d*, \(kiln_f32x\d+\)\{", source)
+    x = np.random.default_rng(0).standard_normal((1, 4, 35, 35)).astype(np.float32)
+    x[0, 1, 3, 5] = np.nan
+    x[0, 2, :, 7] = -np.inf
+    padded = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)), constant_values=-np.inf)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    want = windows.max((-1, -2))
+    got = kiln.Tensor(x, device="cpu-c").max_pool2d(3, stride=2, padding=padding).numpy()
+    assert got.shape == (1, 4, out, out)
+    assert_same_floats(got, want)
+
+
+ROW_REDUCTIONS = """
+func.func @f(%x: !graph.tensor<64x256xf32>) -> (!graph.tensor<64xf32>, !graph.tensor<64xf32>) {
+  %m = graph.reduce_max %x {axes = array<i64: 1>} : (!graph.tensor<64x256xf32>) -> !graph.tensor<64xf32>
+  %s = graph.reduce_sum %x {axes = array<i64: 1>} : (!graph.tensor<64x256xf32>) -> !graph.tensor<64xf32>
+  func.return %m, %s : !graph.tensor<64xf32>, !graph.tensor<64xf32>
+}"""
+
+
+def test_row_reductions_fold_their_vector_accumulator_pairwise() -> None:
+    """A row's vector accumulator is folded after its loop by the prelude's pairwise ``kiln_reduce_*`` helpers,
+    not a chain over its lanes; the max is numpy's (nan in any lane: nan), the sum within rounding."""
+    import kiln
+
+    source = lower_program(parse_module(ROW_REDUCTIONS), "f", "cpu-c").kernels.source
+    assert "kiln_reduce_max_f32x" in source and "kiln_reduce_add_f32x" in source
+    x = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    x[3, 17] = np.nan
+    x[5, :] = -np.inf
+    x[6, 200] = np.inf
+    t = kiln.Tensor(x, device="cpu-c")
+    assert_same_floats(t.max(-1).numpy(), x.max(-1))
+    np.testing.assert_allclose(t.sum(-1).numpy(), x.sum(-1, dtype=np.float64), rtol=1e-5, atol=1e-4)
