@@ -9,8 +9,9 @@ permute/reshape. `convert-graph-to-kernel` then builds the output columns as pan
 outermost: one panel (K*w contiguous elements) stays in L2 while the tile walks every row of A.
 
 It pays when the panels would thrash (B of at least `min-bytes`) and B is reused by enough rows of A to amortize
-the copy, or when very many rows sweep a smaller B (PACK_MANY_ROWS); small matmuls stay as they are. N must be static and a multiple of w (no padding); K and the rows of A
-may be symbolic, judged by their lower bounds (a symbolic batch of 1 must not pay for a copy of B).
+the copy, or when very many rows sweep a smaller B (PACK_MANY_ROWS); small matmuls stay as they are. N must be
+static and a multiple of w (no padding); K and the rows of A may be symbolic, judged by their lower bounds (a
+symbolic batch of 1 must not pay for a copy of B).
 
 When B is itself a copy that only this matmul reads, of a reshape whose innermost source dim is a multiple of w
 (ResNet-50's stem: an im2col over 112 output columns), the panels are copied from that view directly: one copy
