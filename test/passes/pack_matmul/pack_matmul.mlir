@@ -65,18 +65,27 @@ func.func @small(%a: !graph.tensor<256x128xf32>, %b: !graph.tensor<128x256xf32>,
 
 // -----
 
-// With 512 rows or more, a B from 128 KiB is packed too (each of the 64 row tiles would sweep it, and recompute
-// whatever it computes, such as relu(x + b)); a 64 KiB one is not.
+// With 512 rows or more, a B of 128 KiB or more that computes something (here relu(b), as a previous conv's
+// bias and relu) is packed too: each of the 64 row tiles would compute it again. A plain one of that size is
+// not (an argument, or a 64 KiB relu).
 // CHECK-LABEL: func.func @many_rows
-// CHECK:         %[[C:.*]] = graph.contiguous %{{.*}} : !graph.tensor<{{[0-9]+}}x128x{{[0-9]+}}xf32>
+// CHECK:         %[[R:.*]] = graph.relu %b
+// CHECK:         graph.reshape %[[R]]
+// CHECK:         graph.contiguous %{{.*}} : !graph.tensor<{{[0-9]+}}x128x{{[0-9]+}}xf32>
 // CHECK:         graph.matmul %a, %{{.*}} : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>)
 // CHECK-NOT:     graph.contiguous
-// CHECK:         graph.matmul %c, %d : (!graph.tensor<512x64xf32>, !graph.tensor<64x256xf32>)
+// CHECK:         graph.matmul %a, %b : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>)
+// CHECK-NOT:     graph.contiguous
+// CHECK:         graph.matmul %c, %{{.*}} : (!graph.tensor<512x64xf32>, !graph.tensor<64x256xf32>)
 func.func @many_rows(%a: !graph.tensor<512x128xf32>, %b: !graph.tensor<128x256xf32>, %c: !graph.tensor<512x64xf32>,
-                     %d: !graph.tensor<64x256xf32>) -> (!graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>) {
-  %r = graph.matmul %a, %b : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<512x256xf32>
-  %s = graph.matmul %c, %d : (!graph.tensor<512x64xf32>, !graph.tensor<64x256xf32>) -> !graph.tensor<512x256xf32>
-  func.return %r, %s : !graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>
+                     %d: !graph.tensor<64x256xf32>)
+    -> (!graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>) {
+  %rb = graph.relu %b : !graph.tensor<128x256xf32>
+  %r = graph.matmul %a, %rb : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<512x256xf32>
+  %s = graph.matmul %a, %b : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<512x256xf32>
+  %rd = graph.relu %d : !graph.tensor<64x256xf32>
+  %t = graph.matmul %c, %rd : (!graph.tensor<512x64xf32>, !graph.tensor<64x256xf32>) -> !graph.tensor<512x256xf32>
+  func.return %r, %s, %t : !graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>
 }
 
 // -----
