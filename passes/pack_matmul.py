@@ -45,14 +45,14 @@ PACK_MIN_ROWS = 64
 of AVX-512's 8 rows, 16 of AVX2's 4)."""
 PACK_MANY_ROWS = 512
 """Rows of A from which a B that computes something (``computes``) is packed from half ``min-bytes`` (128 KiB).
-Each of the 64 or more tiles of 8 rows sweeps all of B, and an unpacked B that computes something (a previous
-conv's bias and relu) computes it again at every sweep, in the tile's inner loop (2 vector ops per B vector, 16 FMAs); the copy into panels computes it once.
-One core, thread CPU time: 1024 x 256 @ relu(256 x 224 + b) 1.50 -> 1.12 ms (plain B 1.17 -> 1.12), 512 x 128 @
-relu(128 x 256 + b) 0.435 -> 0.351 (plain 0.338 -> 0.334); ResNet-50's 1x1 expansions 256 -> 1024 @14 (B 229
-KiB with its points padded) and 512 -> 2048 @7 (128 KiB) 1.38 -> 1.20 and 1.69 -> 1.42 ms per layer, copies
-and residual epilogue included (docs/performance.md, "Whole networks against onnxruntime, session 11"). A quarter
-of ``min-bytes`` would copy DenseNet-121's classifier B (1000 rows, one point padded to 16 columns, 64 KiB) for
-nothing."""
+Each of the 64 or more tiles of 8 rows sweeps all of B, and unpacked, what B computes (a previous conv's bias and
+relu) is computed again at every sweep, in the tile's inner loop (2 vector ops per B vector, 16 FMAs); the copy
+into panels computes it once. One core, thread CPU time: 1024 x 256 @ relu(256 x 224 + b) 1.50 -> 1.12 ms, 512 x
+128 @ relu(128 x 256 + b) 0.435 -> 0.351; a plain B gains little (1.17 -> 1.12, 0.338 -> 0.334), so it keeps
+``min-bytes``. ResNet-50's 1x1 expansions 256 -> 1024 @14 (B 229 KiB with its points padded) and 512 -> 2048 @7
+(128 KiB): 1.38 -> 1.20 and 1.69 -> 1.42 ms per layer, copies and residual epilogue included (docs/performance.md,
+"Whole networks against onnxruntime, session 11"). A quarter of ``min-bytes`` would copy DenseNet-121's classifier
+B (1000 rows, one point padded to 16 columns, 64 KiB) for nothing."""
 PACKED_DTYPES = frozenset({"f32", "f64"})
 """dtypes whose matmul is tiled in its own type (f16/bf16 are computed in f32 after a cast)."""
 
