@@ -65,7 +65,7 @@ from kiln.passes.graph_decompose import (
     Builder, is_plain, pair, realize_plain, tensor_type, windowed_conv, windows, windows_2d,
 )
 from kiln.passes.optimize.heuristic import CPU_VECTORS, MAX_PAD_WASTE
-from kiln.passes.pack_matmul import packing_pays
+from kiln.passes.pack_matmul import computes, packing_pays
 from kiln.passes.schedule import ELEMENTWISE
 from kiln.support.statistics import Statistic
 
@@ -341,7 +341,8 @@ class ConvToMatmul(RewritePattern):
         dtype = dtype_name(tensor_type(x).element_type)
         width = self.target.vector_width(dtype)
         extra = _padding(points, width)
-        if not packing_pays(o // groups, taps * (points + extra) * itemsize(tensor_type(x).element_type)):
+        b_bytes = taps * (points + extra) * itemsize(tensor_type(x).element_type)
+        if not packing_pays(o // groups, b_bytes, computed=_is_pointwise(op) and computes(x)):
             extra = 0  # B stays unpacked: the optimizer pads the points (docstring)
         row_extra = _row_padding(op, o // groups, extra, width, itemsize(tensor_type(x).element_type))
         cols = _columns(b, op, x, groups, extra, row_extra)

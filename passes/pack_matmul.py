@@ -9,8 +9,9 @@ permute/reshape. `convert-graph-to-kernel` then builds the output columns as pan
 outermost: one panel (K*w contiguous elements) stays in L2 while the tile walks every row of A.
 
 It pays when the panels would thrash (B of at least `min-bytes`) and B is reused by enough rows of A to amortize
-the copy; small matmuls stay as they are. N must be static and a multiple of w (no padding); K and the rows of A
-may be symbolic, judged by their lower bounds (a symbolic batch of 1 must not pay for a copy of B).
+the copy, or when very many rows sweep a smaller B (PACK_MANY_ROWS); small matmuls stay as they are. N must be
+static and a multiple of w (no padding); K and the rows of A may be symbolic, judged by their lower bounds (a
+symbolic batch of 1 must not pay for a copy of B).
 
 When B is itself a copy that only this matmul reads, of a reshape whose innermost source dim is a multiple of w
 (ResNet-50's stem: an im2col over 112 output columns), the panels are copied from that view directly: one copy
@@ -31,6 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from kiln.dialects import graph
 from kiln.dialects.types import Dim, TensorType, declared_dims, dtype_name, itemsize
 from kiln.passes.optimize.heuristic import CPU_VECTORS
+from kiln.passes.schedule import ELEMENTWISE
 from kiln.capabilities.description import TargetDescription, target_for_pass
 
 PACK_MIN_BYTES = 256 << 10
@@ -41,6 +43,16 @@ thrash: every tile of rows sweeps all of B, which leaves L2 with A's rows and C 
 PACK_MIN_ROWS = 64
 """Rows of A that share one B: the copy reads and writes B once, the matmul reads it once per tile of rows (8 tiles
 of AVX-512's 8 rows, 16 of AVX2's 4)."""
+PACK_MANY_ROWS = 512
+"""Rows of A from which a B that computes something (``computes``) is packed from half ``min-bytes`` (128 KiB).
+Each of the 64 or more tiles of 8 rows sweeps all of B, and unpacked, what B computes (a previous conv's bias and
+relu) is computed again at every sweep, in the tile's inner loop (2 vector ops per B vector, 16 FMAs); the copy
+into panels computes it once. One core, thread CPU time: 1024 x 256 @ relu(256 x 224 + b) 1.50 -> 1.12 ms, 512 x
+128 @ relu(128 x 256 + b) 0.435 -> 0.351; a plain B gains little (1.17 -> 1.12, 0.338 -> 0.334), so it keeps
+``min-bytes``. ResNet-50's 1x1 expansions 256 -> 1024 @14 (B 229 KiB with its points padded) and 512 -> 2048 @7
+(128 KiB): 1.38 -> 1.20 and 1.69 -> 1.42 ms per layer, copies and residual epilogue included (docs/performance.md,
+"Whole networks against onnxruntime, session 11"). A quarter of ``min-bytes`` would copy DenseNet-121's classifier
+B (1000 rows, one point padded to 16 columns, 64 KiB) for nothing."""
 PACKED_DTYPES = frozenset({"f32", "f64"})
 """dtypes whose matmul is tiled in its own type (f16/bf16 are computed in f32 after a cast)."""
 
@@ -73,12 +85,29 @@ class GraphPackMatmul(ModulePass):
             return False
         b: TensorType = mm.rhs.type  # type: ignore[assignment]
         k = lower_bounds(mm)[b.shape[-2]]
-        return packing_pays(rows_sharing_b(mm), k * b.shape[-1] * itemsize(b.element_type), self.min_bytes)  # type: ignore[operator]
+        b_bytes = k * b.shape[-1] * itemsize(b.element_type)  # type: ignore[operator]
+        return packing_pays(rows_sharing_b(mm), b_bytes, self.min_bytes, computes(mm.rhs))
 
 
-def packing_pays(rows: int, b_bytes: int, min_bytes: int = PACK_MIN_BYTES) -> bool:
-    """Whether a B of ``b_bytes`` that ``rows`` rows of A share is worth copying into panels."""
-    return b_bytes >= min_bytes and rows >= PACK_MIN_ROWS
+def packing_pays(rows: int, b_bytes: int, min_bytes: int = PACK_MIN_BYTES, computed: bool = False) -> bool:
+    """Whether a B of ``b_bytes`` that ``rows`` rows of A share is worth copying into panels: from ``min_bytes``
+    at PACK_MIN_ROWS rows; a ``computed`` B (elementwise ops over other values) from half of it at
+    PACK_MANY_ROWS."""
+    many = computed and rows >= PACK_MANY_ROWS and b_bytes >= min_bytes // 2
+    return rows >= PACK_MIN_ROWS and b_bytes >= min_bytes or many
+
+
+_MOVES = (graph.ReshapeOp, graph.PadOp, graph.ShrinkOp, graph.PermuteOp)
+
+
+def computes(b: SSAValue) -> bool:
+    """Whether B computes elementwise ops (a previous conv's bias and relu) that a matmul reading it unpacked would
+    recompute in every row tile: looked for through a copy only the matmul reads and through index maps."""
+    if isinstance(b.owner, graph.ContiguousOp) and b.has_one_use():
+        b = b.owner.input
+    while isinstance(b.owner, _MOVES):
+        b = b.owner.operands[0]
+    return isinstance(b.owner, ELEMENTWISE)
 
 
 def _copied_view(b: SSAValue, w: int) -> SSAValue | None:

@@ -47,19 +47,45 @@ func.func @one_mib(%a: !graph.tensor<512x512xf32>, %b: !graph.tensor<512x512xf32
 
 // -----
 
-// Small matmuls stay as they are: B fits in L2 (128 x 256 f32 is 128 KiB), or too few rows of A share B (a copy
-// of B would cost as much as the matmul), or N is not a multiple of w, or B is a vector.
+// Small matmuls stay as they are: B fits in L2 (128 x 256 f32 is 128 KiB) and fewer than 512 rows share it, or too
+// few rows of A share B (a copy of B would cost as much as the matmul), or N is not a multiple of w, or B is a
+// vector.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT:   graph.contiguous
 // CHECK:       func.return
-func.func @small(%a: !graph.tensor<512x128xf32>, %b: !graph.tensor<128x256xf32>, %v: !graph.tensor<8x2048xf32>,
+func.func @small(%a: !graph.tensor<256x128xf32>, %b: !graph.tensor<128x256xf32>, %v: !graph.tensor<8x2048xf32>,
                  %w: !graph.tensor<2048x2048xf32>, %x: !graph.tensor<2048x1000xf32>, %y: !graph.tensor<2048xf32>)
-    -> (!graph.tensor<512x256xf32>, !graph.tensor<8x2048xf32>, !graph.tensor<2048x1000xf32>, !graph.tensor<2048xf32>) {
-  %r = graph.matmul %a, %b : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<512x256xf32>
+    -> (!graph.tensor<256x256xf32>, !graph.tensor<8x2048xf32>, !graph.tensor<2048x1000xf32>, !graph.tensor<2048xf32>) {
+  %r = graph.matmul %a, %b : (!graph.tensor<256x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<256x256xf32>
   %s = graph.matmul %v, %w : (!graph.tensor<8x2048xf32>, !graph.tensor<2048x2048xf32>) -> !graph.tensor<8x2048xf32>
   %t = graph.matmul %w, %x : (!graph.tensor<2048x2048xf32>, !graph.tensor<2048x1000xf32>) -> !graph.tensor<2048x1000xf32>
   %u = graph.matmul %w, %y : (!graph.tensor<2048x2048xf32>, !graph.tensor<2048xf32>) -> !graph.tensor<2048xf32>
-  func.return %r, %s, %t, %u : !graph.tensor<512x256xf32>, !graph.tensor<8x2048xf32>, !graph.tensor<2048x1000xf32>, !graph.tensor<2048xf32>
+  func.return %r, %s, %t, %u : !graph.tensor<256x256xf32>, !graph.tensor<8x2048xf32>, !graph.tensor<2048x1000xf32>, !graph.tensor<2048xf32>
+}
+
+// -----
+
+// With 512 rows or more, a B of 128 KiB or more that computes something (here relu(b), as a previous conv's
+// bias and relu) is packed too: each of the 64 row tiles would compute it again. A plain one of that size is
+// not (an argument, or a 64 KiB relu).
+// CHECK-LABEL: func.func @many_rows
+// CHECK:         %[[R:.*]] = graph.relu %b
+// CHECK:         graph.reshape %[[R]]
+// CHECK:         graph.contiguous %{{.*}} : !graph.tensor<{{[0-9]+}}x128x{{[0-9]+}}xf32>
+// CHECK:         graph.matmul %a, %{{.*}} : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>)
+// CHECK-NOT:     graph.contiguous
+// CHECK:         graph.matmul %a, %b : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>)
+// CHECK-NOT:     graph.contiguous
+// CHECK:         graph.matmul %c, %{{.*}} : (!graph.tensor<512x64xf32>, !graph.tensor<64x256xf32>)
+func.func @many_rows(%a: !graph.tensor<512x128xf32>, %b: !graph.tensor<128x256xf32>, %c: !graph.tensor<512x64xf32>,
+                     %d: !graph.tensor<64x256xf32>)
+    -> (!graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>) {
+  %rb = graph.relu %b : !graph.tensor<128x256xf32>
+  %r = graph.matmul %a, %rb : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<512x256xf32>
+  %s = graph.matmul %a, %b : (!graph.tensor<512x128xf32>, !graph.tensor<128x256xf32>) -> !graph.tensor<512x256xf32>
+  %rd = graph.relu %d : !graph.tensor<64x256xf32>
+  %t = graph.matmul %c, %rd : (!graph.tensor<512x64xf32>, !graph.tensor<64x256xf32>) -> !graph.tensor<512x256xf32>
+  func.return %r, %s, %t : !graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>, !graph.tensor<512x256xf32>
 }
 
 // -----
