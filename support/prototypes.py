@@ -10,6 +10,7 @@ new operands. Nothing about the op changes, only how it is made.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
@@ -40,3 +41,9 @@ class OpPrototypes:
         op = cls.__new__(cls)
         Operation.__init__(op, operands=operands, result_types=result_types, properties=properties, attributes=attributes)
         return op
+
+
+def number_key(value: int | float) -> int | str:
+    """A constant's number as a setting of ``OpPrototypes.build`` (or any cache key): an integer (bools too) as
+    itself, a float as ``float.hex`` text, which keeps -0.0 apart from 0.0 (they hash and compare equal)."""
+    return int(value) if isinstance(value, numbers.Integral) else float(value).hex()

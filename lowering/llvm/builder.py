@@ -15,7 +15,6 @@ results must stay right.
 from __future__ import annotations
 
 import functools
-import numbers
 from collections.abc import Callable, Hashable, Sequence
 
 from xdsl.dialects import llvm
@@ -40,7 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects.alu import element_type, lanes, like
 from kiln.dialects.types import bitwidth, is_float
-from kiln.support.prototypes import OpPrototypes
+from kiln.support.prototypes import OpPrototypes, number_key
 
 FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 """The fast-math flags of a float operation that updates an accumulator (a reduction)."""
@@ -102,14 +101,14 @@ class LLVMBuilder:
 
     def const(self, t: Attribute, value: int | float) -> SSAValue:
         """A constant of llvm type ``t``; a vector type gets a splat."""
-        number = _number_key(value)
+        number = number_key(value)
         return self.build(llvm.ConstantOp, (), (t, number), lambda: llvm.ConstantOp(_constant_attr(t, (number,)), t))
 
     def const_attr(self, attr: IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr, t: Attribute) -> SSAValue:
         """A constant of llvm type ``t`` with the value of a uop constant's attribute."""
         if not isinstance(attr, DenseIntOrFPElementsAttr):
             return self.const(t, attr.value.data)
-        numbers = tuple(_number_key(v) for v in attr.get_values())
+        numbers = tuple(number_key(v) for v in attr.get_values())
         return self.build(llvm.ConstantOp, (), (t, numbers), lambda: llvm.ConstantOp(_constant_attr(t, numbers), t))
 
     def alloca(self, t: Attribute) -> SSAValue:
@@ -241,14 +240,9 @@ class LLVMBuilder:
         return self.build_vector(_vector(scalar_result, n), results)
 
 
-def _number_key(value: int | float) -> int | str:
-    """A constant's number as a cache key: a float as ``float.hex`` text, which keeps -0.0 apart from 0.0."""
-    return int(value) if isinstance(value, numbers.Integral) else float(value).hex()
-
-
 @functools.lru_cache(maxsize=4096)
 def _constant_attr(t: Attribute, numbers: tuple[int | str, ...]) -> Attribute:
-    """The value attribute of an ``llvm.mlir.constant`` of llvm type ``t``: one number (``_number_key``), a
+    """The value attribute of an ``llvm.mlir.constant`` of llvm type ``t``: one number (``number_key``), a
     splat on a vector type, or one number per lane. Built once: building an attribute verifies it."""
     scalar = element_type(t)
     values: list[int | float] = [float.fromhex(n) if isinstance(n, str) else n for n in numbers]
