@@ -196,7 +196,8 @@ class _KernelConverter(KernelConverter):
                 self._define(op, [self.lanes.lane(op.vector, op.lane.value.data)])
             case uop.LoadOp() if cstyle.is_vector_type(op.result.type):
                 gate = self._scalar(op.gate) if op.gate is not None else None
-                self._define_vector(op, self._load_op(self._scalar(op.ptr), self._scalar(op.index), gate, op.result.type))
+                load = self._load_op(self._scalar(op.ptr), self._scalar(op.index), gate, op.result.type)
+                self._define_vector(op, load)
             case uop.StoreOp() if cstyle.is_vector_type(op.value.type):
                 ptr, index, value = self._scalar(op.ptr), self._scalar(op.index), self._vector(op.value)
                 with self._only_where(op.gate):
@@ -293,9 +294,11 @@ class _KernelConverter(KernelConverter):
 
     def _vector_of(self, elements: list[SSAValue], t: Attribute) -> cstyle.VectorOp:
         """A C vector of type ``t`` made of ``elements``."""
-        return self._built(cstyle.VectorOp, elements, (t,), lambda: cstyle.VectorOp(elements, t))  # type: ignore[arg-type]
+        return self._built(cstyle.VectorOp, elements, (t,), lambda: cstyle.VectorOp(elements, t))  # type: ignore
 
-    def _load_op(self, ptr: SSAValue, index: SSAValue, gate: SSAValue | None, t: Attribute | None = None) -> cstyle.LoadOp:
+    def _load_op(
+        self, ptr: SSAValue, index: SSAValue, gate: SSAValue | None, t: Attribute | None = None
+    ) -> cstyle.LoadOp:
         """``ptr[index]`` where ``gate`` holds (of type ``t``: default the element type)."""
         operands = (ptr, index) if gate is None else (ptr, index, gate)
         return self._built(cstyle.LoadOp, operands, (t,), lambda: cstyle.LoadOp(ptr, index, gate, t))
@@ -370,7 +373,9 @@ class _KernelConverter(KernelConverter):
         return self._cast(x, dst)
 
     def _bitcast(self, x: SSAValue, dst: Attribute) -> SSAValue:
-        return x if x.type == dst else self._built(cstyle.BitcastOp, (x,), (dst,), lambda: cstyle.BitcastOp(x, dst)).result
+        if x.type == dst:
+            return x
+        return self._built(cstyle.BitcastOp, (x,), (dst,), lambda: cstyle.BitcastOp(x, dst)).result
 
     # -- ALU ------------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ what each ALU op means in the language -- to the subclass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import ClassVar
 
@@ -21,7 +21,7 @@ from xdsl.passes import ModulePass
 
 from kiln.dialects import target_ops, uop
 from kiln.dialects.alu import AluOp, element_type, lanes
-from kiln.support.prototypes import OpPrototypes, OpT, number_key
+from kiln.support.prototypes import OpPrototypes, OpT, Settings, number_key
 
 
 class ConvertUopToTarget(ModulePass):
@@ -82,9 +82,11 @@ class KernelConverter:
             case uop.EndOp() | uop.EndIfOp():
                 self.blocks.pop()  # the uop verifier guarantees it closes the innermost bracket
             case uop.DefineAccOp():
-                self._define(op, [self._built(make, (v,), (), lambda v=v: make(v)).results[0] for v in self.lanes[op.init]])
+                inits = self.lanes[op.init]
+                self._define(op, [self._built(make, (v,), (), lambda v=v: make(v)).results[0] for v in inits])
             case uop.AccGetOp():
-                self._define(op, [self._built(read, (x,), (), lambda x=x: read(x)).results[0] for x in self.lanes[op.acc]])
+                cells = self.lanes[op.acc]
+                self._define(op, [self._built(read, (x,), (), lambda x=x: read(x)).results[0] for x in cells])
             case uop.AccSetOp():
                 for var, value in zip(self.lanes[op.acc], self.lanes[op.value], strict=True):
                     self._built(write, (var, value), (), lambda var=var, value=value: write(var, value))
@@ -145,7 +147,7 @@ class KernelConverter:
         self.block.add_op(new)
         return new
 
-    def _built(self, cls: type[OpT], operands: Sequence[SSAValue], settings: tuple[Hashable, ...], make: Callable[[], OpT]) -> OpT:
+    def _built(self, cls: type[OpT], operands: Sequence[SSAValue], settings: Settings, make: Callable[[], OpT]) -> OpT:
         """``self._add(make())``, the op built from a prototype (``OpPrototypes.build``)."""
         return self._add(self._prototypes.build(cls, operands, settings, make))  # type: ignore[return-value]
 

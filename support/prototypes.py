@@ -17,15 +17,18 @@ from typing import TypeVar
 from xdsl.ir import Attribute, Operation, SSAValue
 
 OpT = TypeVar("OpT", bound=Operation)
+Settings = tuple[Hashable, ...]
+"""The arguments of an op's constructor other than its operands (they pick its properties and result types)."""
+_Made = tuple[tuple[Attribute, ...], dict[str, Attribute], dict[str, Attribute]]
 
 
 class OpPrototypes:
     """The first op built of each kind: a class, the constructor's other arguments and the operands' types."""
 
     def __init__(self) -> None:
-        self._built: dict[tuple[Hashable, ...], tuple[tuple[Attribute, ...], dict[str, Attribute], dict[str, Attribute]]] = {}
+        self._built: dict[tuple[Hashable, ...], _Made] = {}
 
-    def build(self, cls: type[OpT], operands: Sequence[SSAValue], settings: tuple[Hashable, ...], make: Callable[[], OpT]) -> OpT:
+    def build(self, cls: type[OpT], operands: Sequence[SSAValue], settings: Settings, make: Callable[[], OpT]) -> OpT:
         """The op ``make()`` builds: a ``cls`` with exactly ``operands`` in that order, whose properties,
         attributes and result types depend on nothing but ``settings`` (every other argument ``make`` passes its
         constructor) and the operands' types."""
@@ -39,7 +42,9 @@ class OpPrototypes:
             return op
         result_types, properties, attributes = made
         op = cls.__new__(cls)
-        Operation.__init__(op, operands=operands, result_types=result_types, properties=properties, attributes=attributes)
+        Operation.__init__(
+            op, operands=operands, result_types=result_types, properties=properties, attributes=attributes
+        )
         return op
 
 

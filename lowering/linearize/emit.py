@@ -170,14 +170,16 @@ class Emitter:
             case "cast":
                 return build(U.CastOp, args, (n.type,), lambda: U.CastOp(args[0], n.type))  # type: ignore[arg-type]
             case "bitcast":
-                return build(U.BitcastOp, args, (n.type,), lambda: U.BitcastOp(args[0], n.type))  # type: ignore[arg-type]
+                t = n.type
+                return build(U.BitcastOp, args, (t,), lambda: U.BitcastOp(args[0], t))  # type: ignore[arg-type]
             case "load":
                 return build(
                     U.LoadOp, args, (n.type,),
                     lambda: U.LoadOp(args[0], args[1], args[2] if len(args) > 2 else None, result_type=n.type),
                 )
             case "store":
-                return build(U.StoreOp, args, (), lambda: U.StoreOp(args[0], args[1], args[2], args[3] if len(args) > 3 else None))
+                gate = args[3] if len(args) > 3 else None
+                return build(U.StoreOp, args, (), lambda: U.StoreOp(args[0], args[1], args[2], gate))
             case "define_acc":
                 return build(U.DefineAccOp, args, (), lambda: U.DefineAccOp(args[0]))
             case "acc_get":
@@ -187,7 +189,8 @@ class Emitter:
             case "vectorize":
                 return build(U.VectorizeOp, args, (), lambda: U.VectorizeOp(args))
             case "extract":
-                return build(U.ExtractOp, args, (n.attr,), lambda: U.ExtractOp(args[0], n.attr))  # type: ignore[arg-type]
+                lane = n.attr
+                return build(U.ExtractOp, args, (lane,), lambda: U.ExtractOp(args[0], lane))  # type: ignore[arg-type]
             case "define_local":
                 return U.DefineLocalOp(n.attr, n.type.element_type)  # type: ignore[arg-type, union-attr]
             case "barrier":

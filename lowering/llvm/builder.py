@@ -15,7 +15,7 @@ results must stay right.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
@@ -39,7 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects.alu import element_type, lanes, like
 from kiln.dialects.types import bitwidth, is_float
-from kiln.support.prototypes import OpPrototypes, number_key
+from kiln.support.prototypes import OpPrototypes, Settings, number_key
 
 FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 """The fast-math flags of a float operation that updates an accumulator (a reduction)."""
@@ -93,7 +93,9 @@ class LLVMBuilder:
         op.location = self.location
         return op
 
-    def build(self, cls: type[Operation], operands: Sequence[SSAValue], settings: tuple[Hashable, ...], make: Callable[[], Operation]) -> SSAValue:
+    def build(
+        self, cls: type[Operation], operands: Sequence[SSAValue], settings: Settings, make: Callable[[], Operation]
+    ) -> SSAValue:
         """Append the op ``make()`` builds (``OpPrototypes.build``), which has one result; that result."""
         return self.add(self._prototypes.build(cls, operands, settings, make))
 
@@ -115,7 +117,9 @@ class LLVMBuilder:
         """A stack slot for one value of type ``t`` at the start of the entry block (where mem2reg finds it)."""
         one = self._prototypes.build(llvm.ConstantOp, (), (i32, 1), lambda: llvm.ConstantOp(IntegerAttr(1, i32), i32))
         size, alignment = one.results[0], natural_alignment(t)
-        slot = self._prototypes.build(llvm.AllocaOp, (size,), (t, alignment), lambda: llvm.AllocaOp(size, t, alignment=alignment))
+        slot = self._prototypes.build(
+            llvm.AllocaOp, (size,), (t, alignment), lambda: llvm.AllocaOp(size, t, alignment=alignment)
+        )
         where = InsertPoint.at_start(self.entry) if self._last_alloca is None else InsertPoint.after(self._last_alloca)
         Rewriter.insert_op([self._located(one), self._located(slot)], where)
         self._last_alloca = slot
@@ -132,9 +136,10 @@ class LLVMBuilder:
         return self.build(llvm.LoadOp, (ptr,), (t, alignment), lambda: llvm.LoadOp(ptr, t, alignment=alignment))
 
     def store(self, value: SSAValue, ptr: SSAValue, alignment: int) -> None:
-        self.append(
-            self._prototypes.build(llvm.StoreOp, (value, ptr), (alignment,), lambda: llvm.StoreOp(value, ptr, alignment=alignment))
+        store = self._prototypes.build(
+            llvm.StoreOp, (value, ptr), (alignment,), lambda: llvm.StoreOp(value, ptr, alignment=alignment)
         )
+        self.append(store)
 
     # ---- arithmetic
 
@@ -142,7 +147,9 @@ class LLVMBuilder:
         """An integer binary op (``llvm.AddOp``, ``llvm.SDivOp``, ...)."""
         return self.build(cls, (lhs, rhs), (), lambda: cls(lhs, rhs))  # type: ignore[call-arg]
 
-    def float_op(self, cls: type[Operation], lhs: SSAValue, rhs: SSAValue, flags: llvm.FastMathAttr | None = None) -> SSAValue:
+    def float_op(
+        self, cls: type[Operation], lhs: SSAValue, rhs: SSAValue, flags: llvm.FastMathAttr | None = None
+    ) -> SSAValue:
         """A float binary op (``llvm.FAddOp``, ...) with ``flags`` (default: the current fast-math flags)."""
         flags = self.fast_math if flags is None else flags
         return self.build(cls, (lhs, rhs), (flags,), lambda: cls(lhs, rhs, flags))  # type: ignore[call-arg]

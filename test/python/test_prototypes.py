@@ -5,12 +5,17 @@ from __future__ import annotations
 import pytest
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import VectorType, f32, i64
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.lowering.llvm.builder import FAST_MATH
 from kiln.support.prototypes import OpPrototypes, number_key
 
 VEC = VectorType(f32, [8])
+
+
+def gep(ptr: SSAValue, index: SSAValue, inbounds: bool) -> llvm.GEPOp:
+    """``ptr[index]`` over f32 elements."""
+    return llvm.GEPOp.from_mixed_indices(ptr, [index], f32, inbounds=inbounds)
 
 
 def _same(a: Operation, b: Operation) -> None:
@@ -25,15 +30,14 @@ def test_later_ops_equal_the_constructors() -> None:
     ptr, x, y, n = block.args
     made = OpPrototypes()
     for a, b in [(x, y), (y, x), (x, x)]:
-        _same(made.build(llvm.FAddOp, (a, b), (FAST_MATH,), lambda a=a, b=b: llvm.FAddOp(a, b, FAST_MATH)), llvm.FAddOp(a, b, FAST_MATH))
-    for alignment in (4, 32, 4):
-        built = made.build(llvm.LoadOp, (ptr,), (VEC, alignment), lambda a=alignment: llvm.LoadOp(ptr, VEC, alignment=a))
-        _same(built, llvm.LoadOp(ptr, VEC, alignment=alignment))
+        built = made.build(llvm.FAddOp, (a, b), (FAST_MATH,), lambda a=a, b=b: llvm.FAddOp(a, b, FAST_MATH))
+        _same(built, llvm.FAddOp(a, b, FAST_MATH))
+    for n_bytes in (4, 32, 4):
+        built = made.build(llvm.LoadOp, (ptr,), (VEC, n_bytes), lambda a=n_bytes: llvm.LoadOp(ptr, VEC, alignment=a))
+        _same(built, llvm.LoadOp(ptr, VEC, alignment=n_bytes))
     for inbounds in (True, False, True):
-        built = made.build(
-            llvm.GEPOp, (ptr, n), (f32, inbounds), lambda b=inbounds: llvm.GEPOp.from_mixed_indices(ptr, [n], f32, inbounds=b)
-        )
-        _same(built, llvm.GEPOp.from_mixed_indices(ptr, [n], f32, inbounds=inbounds))
+        built = made.build(llvm.GEPOp, (ptr, n), (f32, inbounds), lambda b=inbounds: gep(ptr, n, b))
+        _same(built, gep(ptr, n, inbounds))
 
 
 def test_changing_a_built_op_leaves_the_next_alone() -> None:
