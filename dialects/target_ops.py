@@ -88,6 +88,9 @@ def make_cell_type(prefix: str, name: str, check: Check, doc: str, class_name: s
         "__doc__": doc,
         "__module__": f"kiln.dialects.{prefix}",
         "__qualname__": class_name,
+        # declared here again: the dataclass equality and hash xDSL gives the class compare only the fields the
+        # class itself declares, so without this every !<prefix>.<name><T> equalled every other, whatever T
+        "__annotations__": {"value_type": Attribute},
     }
     return irdl_attr_definition(type(class_name, (CellType,), body))
 

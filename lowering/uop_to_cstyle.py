@@ -113,7 +113,7 @@ class _Lanes(dict):
         """Lane ``k`` of the uop value ``value`` held as a C vector (a comparison's lane mask: ``!= 0``)."""
         c = self.converter
         vector = c.vectors[value]
-        lane = c._add(cstyle.ExtractOp(vector, k)).result
+        lane = c._built(cstyle.ExtractOp, (vector,), (k,), lambda: cstyle.ExtractOp(vector, k)).result
         if is_bool(element_type(value.type)):
             return c._binary("!=", lane, c._literal(0, element_type(vector.type)))
         return lane
@@ -236,27 +236,31 @@ class _KernelConverter(KernelConverter):
         match op:
             case uop.ConstOp() | uop.VectorizeOp() if cstyle.is_vector_type(op.results[0].type):
                 super()._convert_op(op)  # the lanes, for scalar users; vector users share one vector literal
-                self._define_vector(op, self._add(cstyle.VectorOp(self.lanes[op.results[0]], op.results[0].type)))
+                self._define_vector(op, self._vector_of(self.lanes[op.results[0]], op.results[0].type))
             case uop.ExtractOp() if op.vector not in self.lanes:  # held as a vector alone (not a literal's lanes)
                 self._define(op, [self.lanes.lane(op.vector, op.lane.value.data)])
             case uop.LoadOp() if cstyle.is_vector_type(op.result.type):
                 gate = self._scalar(op.gate) if op.gate is not None else None
-                load = cstyle.LoadOp(self._scalar(op.ptr), self._scalar(op.index), gate, op.result.type)
-                self._define_vector(op, self._add(load))
+                load = self._load_op(self._scalar(op.ptr), self._scalar(op.index), gate, op.result.type)
+                self._define_vector(op, load)
             case uop.StoreOp() if cstyle.is_vector_type(op.value.type):
                 ptr, index, value = self._scalar(op.ptr), self._scalar(op.index), self._vector(op.value)
                 with self._only_where(op.gate):
-                    self._add(cstyle.StoreOp(ptr, index, value))
+                    self._store_op(ptr, index, value)
             case uop.DefineAccOp() if cstyle.is_vector_type(op.init.type):
-                var = self._add(cstyle.DeclOp(self._vector(op.init))).results[0]
+                init = self._vector(op.init)
+                var = self._built(cstyle.DeclOp, (init,), (), lambda: cstyle.DeclOp(init)).results[0]
                 var.name_hint = op.result.name_hint
                 self.vector_vars[op.result] = var
             case uop.AccGetOp() if op.acc in self.vector_vars:
-                self._define_vector(op, self._add(cstyle.ReadOp(self.vector_vars[op.acc])))
+                var = self.vector_vars[op.acc]
+                self._define_vector(op, self._built(cstyle.ReadOp, (var,), (), lambda: cstyle.ReadOp(var)))
             case uop.AccSetOp() if op.acc in self.vector_vars:
-                self._add(cstyle.AssignOp(self.vector_vars[op.acc], self._vector(op.value)))
+                var, value = self.vector_vars[op.acc], self._vector(op.value)
+                self._built(cstyle.AssignOp, (var, value), (), lambda: cstyle.AssignOp(var, value))
             case uop.BitcastOp() if cstyle.is_vector_type(op.input.type) and cstyle.is_vector_type(op.result.type):
-                self._define_vector(op, self._add(cstyle.BitcastOp(self._vector(op.input), op.result.type)))
+                x, t = self._vector(op.input), op.result.type
+                self._define_vector(op, self._built(cstyle.BitcastOp, (x,), (t,), lambda: cstyle.BitcastOp(x, t)))
             case AluOp():
                 result = self._vector_alu(op)
                 if result is None:
@@ -298,7 +302,7 @@ class _KernelConverter(KernelConverter):
             return self._unary("-", xs[0])
         if kind == "recip":
             one = self._literal(1.0, t.get_element_type())
-            return self._binary("/", self._add(cstyle.VectorOp([one] * t.get_shape()[0], t)).result, xs[0])
+            return self._binary("/", self._vector_of([one] * t.get_shape()[0], t).result, xs[0])
         if kind in ("max", "min"):
             return self._call(f"kiln_{kind}_{cstyle.vector_tag(t)}", *xs)
         return self._binary(_FLOAT_VECTOR_KINDS[kind], *xs)
@@ -331,7 +335,21 @@ class _KernelConverter(KernelConverter):
         """The C vector of the uop value ``value``: the one it is held as, else one made here of its lanes."""
         if value in self.vectors:
             return self.vectors[value]
-        return self._add(cstyle.VectorOp(self.lanes[value], value.type)).result
+        return self._vector_of(self.lanes[value], value.type).result
+
+    def _vector_of(self, elements: list[SSAValue], t: Attribute) -> cstyle.VectorOp:
+        """A C vector of type ``t`` made of ``elements``."""
+        return self._built(cstyle.VectorOp, elements, (t,), lambda: cstyle.VectorOp(elements, t))  # type: ignore
+
+    def _load_op(
+        self, ptr: SSAValue, index: SSAValue, gate: SSAValue | None, t: Attribute | None = None
+    ) -> cstyle.LoadOp:
+        """``ptr[index]`` where ``gate`` holds (of type ``t``: default the element type)."""
+        operands = (ptr, index) if gate is None else (ptr, index, gate)
+        return self._built(cstyle.LoadOp, operands, (t,), lambda: cstyle.LoadOp(ptr, index, gate, t))
+
+    def _store_op(self, ptr: SSAValue, index: SSAValue, value: SSAValue) -> None:
+        self._built(cstyle.StoreOp, (ptr, index, value), (), lambda: cstyle.StoreOp(ptr, index, value))
 
     def _define_vector(self, op: Operation, new: Operation) -> None:
         vector = new.results[0]
@@ -351,13 +369,13 @@ class _KernelConverter(KernelConverter):
         ptr, index = self._scalar(op.ptr), self._scalar(op.index)
         gate = self._scalar(op.gate) if op.gate is not None else None
         indices = self._lane_indices(index, op.result.type)
-        self._define(op, [self._add(cstyle.LoadOp(ptr, idx, gate)).result for idx in indices])
+        self._define(op, [self._load_op(ptr, idx, gate).result for idx in indices])
 
     def _store(self, op: uop.StoreOp) -> None:
         ptr, index = self._scalar(op.ptr), self._scalar(op.index)
         with self._only_where(op.gate):
             for idx, value in zip(self._lane_indices(index, op.value.type), self.lanes[op.value], strict=True):
-                self._add(cstyle.StoreOp(ptr, idx, value))
+                self._store_op(ptr, idx, value)
 
     def _lane_indices(self, index: SSAValue, value_type: Attribute) -> list[SSAValue]:
         """The element index of each lane: a vector access touches consecutive elements."""
@@ -369,7 +387,7 @@ class _KernelConverter(KernelConverter):
 
     def _cast(self, x: SSAValue, t: Attribute) -> SSAValue:
         """A C conversion, left out when ``x`` already has type ``t``."""
-        return x if x.type == t else self._add(cstyle.CastOp(x, t)).result
+        return x if x.type == t else self._built(cstyle.CastOp, (x,), (t,), lambda: cstyle.CastOp(x, t)).result
 
     # -- constants and conversions --------------------------------------------------------------
 
@@ -400,7 +418,9 @@ class _KernelConverter(KernelConverter):
         return self._cast(x, dst)
 
     def _bitcast(self, x: SSAValue, dst: Attribute) -> SSAValue:
-        return x if x.type == dst else self._add(cstyle.BitcastOp(x, dst)).result
+        if x.type == dst:
+            return x
+        return self._built(cstyle.BitcastOp, (x,), (dst,), lambda: cstyle.BitcastOp(x, dst)).result
 
     # -- ALU ------------------------------------------------------------------------------------
 

@@ -241,7 +241,7 @@ class _KernelBody:
         """``llvm.prefetch`` for reading into all cache levels (locality 3: ``prefetcht0`` on x86). The address
         is a plain ``getelementptr``, not ``inbounds``: the prefetched element may lie outside the buffer."""
         pointee = memory_type(op.ptr.type.element_type)  # type: ignore[attr-defined]
-        address = self.b.add(llvm.GEPOp.from_mixed_indices(self.get(op.ptr), [self.get(op.index)], pointee))
+        address = self.b.gep(self.get(op.ptr), self.get(op.index), pointee, inbounds=False)
         read, locality, data = (self.b.const(i32, n) for n in (0, 3, 1))
         self.b.append(llvm.CallIntrinsicOp("llvm.prefetch.p0", [address, read, locality, data], []))
 

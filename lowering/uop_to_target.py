@@ -11,7 +11,7 @@ what each ALU op means in the language -- to the subclass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import ClassVar
 
@@ -21,6 +21,7 @@ from xdsl.passes import ModulePass
 
 from kiln.dialects import target_ops, uop
 from kiln.dialects.alu import AluOp, element_type, lanes
+from kiln.support.prototypes import OpPrototypes, OpT, Settings, number_key
 
 
 class ConvertUopToTarget(ModulePass):
@@ -50,6 +51,8 @@ class KernelConverter:
         """The blocks being filled: the function body, then one per open range/if bracket (innermost last)."""
         self.current: Operation | None = None
         """The uop op being converted: the new ops take over its location."""
+        self._prototypes = OpPrototypes()
+        """Vector code converts to thousands of ops of a few kinds: built from the first of each."""
 
     # -- structure ----------------------------------------------------------------------------
 
@@ -79,12 +82,14 @@ class KernelConverter:
             case uop.EndOp() | uop.EndIfOp():
                 self.blocks.pop()  # the uop verifier guarantees it closes the innermost bracket
             case uop.DefineAccOp():
-                self._define(op, [self._add(make(v)).results[0] for v in self.lanes[op.init]])
+                inits = self.lanes[op.init]
+                self._define(op, [self._built(make, (v,), (), lambda v=v: make(v)).results[0] for v in inits])
             case uop.AccGetOp():
-                self._define(op, [self._add(read(var)).results[0] for var in self.lanes[op.acc]])
+                cells = self.lanes[op.acc]
+                self._define(op, [self._built(read, (x,), (), lambda x=x: read(x)).results[0] for x in cells])
             case uop.AccSetOp():
                 for var, value in zip(self.lanes[op.acc], self.lanes[op.value], strict=True):
-                    self._add(write(var, value))
+                    self._built(write, (var, value), (), lambda var=var, value=value: write(var, value))
             case uop.VectorizeOp():
                 self._define(op, [self._scalar(e) for e in op.elements])
             case uop.ExtractOp():
@@ -142,6 +147,10 @@ class KernelConverter:
         self.block.add_op(new)
         return new
 
+    def _built(self, cls: type[OpT], operands: Sequence[SSAValue], settings: Settings, make: Callable[[], OpT]) -> OpT:
+        """``self._add(make())``, the op built from a prototype (``OpPrototypes.build``)."""
+        return self._add(self._prototypes.build(cls, operands, settings, make))  # type: ignore[return-value]
+
     def _define(self, op: Operation, values: Sequence[SSAValue]) -> None:
         """Record the lanes of ``op``'s result, passing its name on to the values."""
         hint = op.results[0].name_hint
@@ -155,19 +164,19 @@ class KernelConverter:
         return v
 
     def _literal(self, number: int | float | bool, t: Attribute) -> SSAValue:
-        return self._add(self.LITERAL.of(number, t)).results[0]
+        return self._built(self.LITERAL, (), (number_key(number), t), lambda: self.LITERAL.of(number, t)).results[0]
 
     def _binary(self, operator: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(self.BINARY(operator, a, b)).results[0]
+        return self._built(self.BINARY, (a, b), (operator,), lambda: self.BINARY(operator, a, b)).results[0]
 
     def _unary(self, operator: str, a: SSAValue) -> SSAValue:
-        return self._add(self.UNARY(operator, a)).results[0]
+        return self._built(self.UNARY, (a,), (operator,), lambda: self.UNARY(operator, a)).results[0]
 
     def _select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(self.SELECT(c, a, b)).results[0]
+        return self._built(self.SELECT, (c, a, b), (), lambda: self.SELECT(c, a, b)).results[0]
 
     def _call(self, name: str, *args: SSAValue) -> SSAValue:
-        return self._add(self.CALL(name, args)).results[0]
+        return self._built(self.CALL, args, (name,), lambda: self.CALL(name, args)).results[0]
 
 
 __all__ = ["KernelConverter"]

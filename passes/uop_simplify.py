@@ -29,6 +29,9 @@ from kiln.dialects.types import DIMS_KEY, DimsAttr, bitwidth, is_bool, is_unsign
 from kiln.support import symbolic as S
 from kiln.support.locations import inherit_locations
 
+INDEX = IndexType()
+"""Built once: building a type verifies it, and the pass asks for this one several times per op."""
+
 _INDEX_OPS = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod, "max": S.maximum, "min": S.minimum}
 _COMPARISONS = {"cmplt": S.lt, "cmple": S.le, "cmpeq": S.eq, "cmpne": S.ne}
 _LOGIC = {"and": S.logical_and, "or": S.logical_or}
@@ -189,7 +192,7 @@ class KernelSimplifier:
         if expr is None:
             if isinstance(op, AluOp) and op.alu_kind == "where":
                 self._fold_select(op)
-            elif result.type in (IndexType(), i1):
+            elif result.type in (INDEX, i1):
                 self._register(result, self._expr(result))
             return
         value = self._materialize(expr, result.type, op)
@@ -204,24 +207,24 @@ class KernelSimplifier:
     def _translate(self, op: Operation) -> S.Expr | None:
         """The expression ``op`` computes, if it is index or boolean arithmetic."""
         t = op.results[0].type
-        if isinstance(op, U.ConstOp) and t in (IndexType(), i1):
+        if isinstance(op, U.ConstOp) and t in (INDEX, i1):
             value = op.value.value.data  # type: ignore[union-attr]
             return S.Const(int(bool(value)) if t == i1 else value)
         if not isinstance(op, AluOp):
             return None
         kind, args = op.alu_kind, op.operands
         operand_type = args[-1].type
-        if kind in _INDEX_OPS and t == IndexType():
+        if kind in _INDEX_OPS and t == INDEX:
             return _INDEX_OPS[kind](*(self._expr(a) for a in args))
-        if kind == "neg" and t == IndexType():
+        if kind == "neg" and t == INDEX:
             return S.mul(self._expr(args[0]), -1)
-        if kind in _COMPARISONS and operand_type == IndexType():
+        if kind in _COMPARISONS and operand_type == INDEX:
             return _COMPARISONS[kind](*(self._expr(a) for a in args))
         if kind in _LOGIC and t == i1:
             return _LOGIC[kind](*(self._expr(a) for a in args))
         if kind == "not" and t == i1:
             return S.logical_not(self._expr(args[0]))
-        if kind == "where" and t in (IndexType(), i1):
+        if kind == "where" and t in (INDEX, i1):
             return S.where(*(self._expr(a) for a in args))
         return None
 
@@ -278,10 +281,10 @@ class KernelSimplifier:
         if isinstance(expr, S.Sum):
             return self._materialize_sum(expr, at)
         if isinstance(expr, S.Prod):
-            acc = self._materialize(expr.factors[0], IndexType(), at)
+            acc = self._materialize(expr.factors[0], INDEX, at)
             for i, f in enumerate(expr.factors[1:], 2):
                 part = S.Prod(expr.factors[:i]) if i < len(expr.factors) else expr
-                acc = self._alu("mul", [acc, self._materialize(f, IndexType(), at)], at, part)
+                acc = self._alu("mul", [acc, self._materialize(f, INDEX, at)], at, part)
             return acc
         if isinstance(expr, S.Not):
             return self._alu("not", [self._materialize(expr.x, i1, at)], at, expr)
@@ -292,12 +295,12 @@ class KernelSimplifier:
         if type(expr) in _LOGIC_RENDER:
             args = [self._materialize(x, i1, at) for x in (expr.lhs, expr.rhs)]  # type: ignore[attr-defined]
             return self._alu(_LOGIC_RENDER[type(expr)], args, at, expr)
-        args = [self._materialize(x, IndexType(), at) for x in (expr.lhs, expr.rhs)]  # type: ignore[attr-defined]
+        args = [self._materialize(x, INDEX, at) for x in (expr.lhs, expr.rhs)]  # type: ignore[attr-defined]
         return self._alu(_RENDER[type(expr)], args, at, expr)
 
     def _materialize_sum(self, expr: S.Sum, at: Operation) -> SSAValue:
         """``t0*c0 + t1*c1 + ... + k`` left to right, each partial sum reusable (``base + lane`` shares ``base``)."""
-        index = IndexType()
+        index = INDEX
         acc: SSAValue | None = None
         partial: dict[S.Expr, int] = {}
         for term, coef in expr.terms:
@@ -321,7 +324,7 @@ class KernelSimplifier:
         return acc
 
     def _const(self, value: int, at: Operation) -> SSAValue:
-        return self._materialize(S.Const(value), IndexType(), at)
+        return self._materialize(S.Const(value), INDEX, at)
 
     def _alu(self, kind: str, args: Sequence[SSAValue], at: Operation, expr: S.Expr) -> SSAValue:
         """``kind(args)``: ``at`` itself when it is exactly that op, else a new op before ``at``."""

@@ -18,6 +18,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import uop as U
 from kiln.lowering.linearize.nodes import Node, Program, Scope
+from kiln.support.prototypes import OpPrototypes
 
 _PRIORITY = {"param": 0, "special": 1, "const": 2, "define_local": 3, "define_acc": 4, "store": 7}
 _SCOPE_PRIORITY = 6
@@ -55,6 +56,8 @@ class Emitter:
         self.live = live_nodes(program)
         self.values: dict[Node, SSAValue] = {}
         self._used_inside: dict[Scope, set[Node]] = {}
+        self._prototypes = OpPrototypes()
+        """A tile's ops are thousands of a few kinds: built from the first of each (`OpPrototypes`)."""
 
     def run(self) -> None:
         self._scope_body(self.program.root)
@@ -153,6 +156,7 @@ class Emitter:
 
     def _op(self, n: Node) -> Operation:
         args = self._get(n.operands)
+        build = self._prototypes.build
         match n.op:
             case "param":
                 return U.ParamOp(n.attr, n.type)  # type: ignore[arg-type]
@@ -161,25 +165,32 @@ class Emitter:
             case "const":
                 return U.ConstOp(n.attr)  # type: ignore[arg-type]
             case "alu":
-                return U.ALU[n.attr](*args)  # type: ignore[index]
+                alu = U.ALU[n.attr]  # type: ignore[index]
+                return build(alu, args, (), lambda: alu(*args))
             case "cast":
-                return U.CastOp(args[0], n.type)  # type: ignore[arg-type]
+                return build(U.CastOp, args, (n.type,), lambda: U.CastOp(args[0], n.type))  # type: ignore[arg-type]
             case "bitcast":
-                return U.BitcastOp(args[0], n.type)  # type: ignore[arg-type]
+                t = n.type
+                return build(U.BitcastOp, args, (t,), lambda: U.BitcastOp(args[0], t))  # type: ignore[arg-type]
             case "load":
-                return U.LoadOp(args[0], args[1], args[2] if len(args) > 2 else None, result_type=n.type)
+                return build(
+                    U.LoadOp, args, (n.type,),
+                    lambda: U.LoadOp(args[0], args[1], args[2] if len(args) > 2 else None, result_type=n.type),
+                )
             case "store":
-                return U.StoreOp(args[0], args[1], args[2], args[3] if len(args) > 3 else None)
+                gate = args[3] if len(args) > 3 else None
+                return build(U.StoreOp, args, (), lambda: U.StoreOp(args[0], args[1], args[2], gate))
             case "define_acc":
-                return U.DefineAccOp(args[0])
+                return build(U.DefineAccOp, args, (), lambda: U.DefineAccOp(args[0]))
             case "acc_get":
-                return U.AccGetOp(args[0])
+                return build(U.AccGetOp, args, (), lambda: U.AccGetOp(args[0]))
             case "acc_set":
-                return U.AccSetOp(args[0], args[1])
+                return build(U.AccSetOp, args, (), lambda: U.AccSetOp(args[0], args[1]))
             case "vectorize":
-                return U.VectorizeOp(args)
+                return build(U.VectorizeOp, args, (), lambda: U.VectorizeOp(args))
             case "extract":
-                return U.ExtractOp(args[0], n.attr)  # type: ignore[arg-type]
+                lane = n.attr
+                return build(U.ExtractOp, args, (lane,), lambda: U.ExtractOp(args[0], lane))  # type: ignore[arg-type]
             case "define_local":
                 return U.DefineLocalOp(n.attr, n.type.element_type)  # type: ignore[arg-type, union-attr]
             case "barrier":

@@ -129,11 +129,11 @@ class Program:
         return self.node("const", (), type, attr)
 
     def index(self, value: int) -> Node:
-        return self.const(value, IndexType())
+        return self.const(value, INDEX)
 
     def alu(self, kind: str, *operands: Node, name: str | None = None, scope: Scope | None = None) -> Node:
         t = operands[-1].type
-        result_type = like(t, i1) if ALU_OPS[kind].returns_bool else t
+        result_type = _bool_like(t) if ALU_OPS[kind].returns_bool else t
         return self.node("alu", operands, result_type, kind, scope=scope, name=name)
 
     def gather(self, lanes: Sequence[Node]) -> Node:
@@ -147,7 +147,7 @@ class Program:
     def loop(self, parent: Scope, lo: Node, hi: Node, trips: int, name: str | None = None) -> Scope:
         """A new loop nested in ``parent``; its counter is ``scope.index``."""
         scope = Scope("loop", parent, (lo, hi), trips)
-        scope.index = Node("range", (), IndexType(), None, scope, name=name)
+        scope.index = Node("range", (), INDEX, None, scope, name=name)
         return scope
 
     def guard(self, parent: Scope, cond: Node) -> Scope:
@@ -231,6 +231,15 @@ def ceildiv(p: Program, a: Node, b: Node) -> Node:
 @functools.lru_cache(maxsize=4096)
 def _integer_attr(value: int, type: Attribute) -> IntegerAttr:
     return IntegerAttr(value, type)  # type: ignore[arg-type]
+
+
+INDEX = IndexType()
+
+
+@functools.lru_cache(maxsize=256)
+def _bool_like(t: Attribute) -> Attribute:
+    """The type of a comparison of ``t`` values: i1, or a vector of them."""
+    return like(t, i1)
 
 
 @functools.lru_cache(maxsize=256)

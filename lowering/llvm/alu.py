@@ -84,7 +84,7 @@ def _float_mul(b: LLVMBuilder, a: Sequence[SSAValue]) -> SSAValue:
     """A product with a reciprocal (``uop-decompose`` hoists ``1 / d`` out of the loop of ``a / d``) carries
     ``contract`` only: with ``reassoc`` InstCombine folds ``a * (1 / d)`` back into ``a / d`` inside the loop."""
     if any(_is_reciprocal(v) for v in a):
-        return b.add(llvm.FMulOp(a[0], a[1], CONTRACT))
+        return b.float_op(llvm.FMulOp, a[0], a[1], CONTRACT)
     return b.float_op(llvm.FMulOp, a[0], a[1])
 
 

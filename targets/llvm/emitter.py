@@ -9,6 +9,7 @@ never silently dropped. The module keeps llvmlite's placeholder triple: the tool
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 
 import llvmlite.ir as ir
@@ -62,17 +63,27 @@ _FLOAT_TYPES: dict[type[Attribute], ir.Type] = {
 
 def llvm_type(t: Attribute, op: Operation) -> ir.Type:
     """The llvmlite type of an llvm-dialect type; ``op`` is what an unsupported type is reported against."""
+    converted = _llvmlite_type(t)
+    if converted is None:
+        raise error_at(op, f"cannot emit LLVM IR for type {t}")
+    return converted
+
+
+@functools.lru_cache(maxsize=256)
+def _llvmlite_type(t: Attribute) -> ir.Type | None:
+    """``llvm_type``, None where there is none; converted once per type (every op of a kernel asks)."""
     if isinstance(t, IntegerType):
         return ir.IntType(t.width.data)
     if type(t) in _FLOAT_TYPES:
         return _FLOAT_TYPES[type(t)]
     if isinstance(t, VectorType) and t.get_num_dims() == 1 and not t.get_num_scalable_dims():
-        return ir.VectorType(llvm_type(t.get_element_type(), op), t.get_shape()[0])
+        element = _llvmlite_type(t.get_element_type())
+        return None if element is None else ir.VectorType(element, t.get_shape()[0])
     if isinstance(t, llvm.LLVMPointerType):
         return ir.PointerType(addrspace=t.addr_space.data if isinstance(t.addr_space, IntAttr) else 0)
     if isinstance(t, llvm.LLVMVoidType):
         return ir.VoidType()
-    raise error_at(op, f"cannot emit LLVM IR for type {t}")
+    return None
 
 
 def _bit_pattern(value: int, t: ir.IntType) -> int | bool:
@@ -80,12 +91,28 @@ def _bit_pattern(value: int, t: ir.IntType) -> int | bool:
     a bool (llvmlite prints it false/true)."""
     if t.width == 1:
         return bool(value & 1)
-    return IntegerType(t.width).normalized_value(value, truncate_bits=True)  # type: ignore[return-value]
+    return _signless(t.width).normalized_value(value, truncate_bits=True)  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=64)
+def _signless(width: int) -> IntegerType:
+    return IntegerType(width)
 
 
 def _constant(op: llvm.ConstantOp) -> ir.Constant:
-    t = llvm_type(op.result.type, op)
-    value = op.value
+    constant = _constant_value(op.result.type, op.value)
+    if constant is None:
+        raise error_at(op, f"cannot emit the constant {op.value} of type {op.result.type}")
+    return constant
+
+
+@functools.lru_cache(maxsize=4096)
+def _constant_value(type_attr: Attribute, value: Attribute) -> ir.Constant | None:
+    """The llvmlite constant of an ``llvm.mlir.constant``, None where there is none; made once per type and value
+    (xDSL's float attributes compare by their bits, so -0.0 and 0.0 stay apart)."""
+    t = _llvmlite_type(type_attr)
+    if t is None:
+        return None
     if isinstance(value, IntegerAttr):
         return ir.Constant(t, _bit_pattern(value.value.data, t))
     if isinstance(value, FloatAttr):
@@ -95,7 +122,13 @@ def _constant(op: llvm.ConstantOp) -> ir.Constant:
         if isinstance(t.element, ir.IntType):
             values = [_bit_pattern(int(v), t.element) for v in values]
         return ir.Constant(t, values)
-    raise error_at(op, f"cannot emit the constant {value} of type {op.result.type}")
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _array_values(attr: Attribute) -> tuple[int, ...]:
+    """The numbers of a ``DenseArrayBase`` (a GEP's constant indices, a shuffle mask), unpacked once."""
+    return tuple(attr.iter_values())  # type: ignore[attr-defined]
 
 
 _INT_BINARY: dict[type[Operation], str] = {
@@ -314,7 +347,7 @@ def _gep(e: _FunctionEmitter, op: llvm.GEPOp) -> None:
     dynamic = iter(op.ssa_indices)
     indices = [
         e.get(next(dynamic)) if i == llvm.GEP_USE_SSA_VAL else ir.Constant(ir.IntType(32), i)
-        for i in op.rawConstantIndices.iter_values()
+        for i in _array_values(op.rawConstantIndices)
     ]
     source = llvm_type(op.elem_type, op)
     e.define(op, e.builder.gep(e.get(op.ptr), indices, op.inbounds is not None, e.name(op), source_etype=source))
@@ -325,7 +358,7 @@ def _insertelement(e: _FunctionEmitter, op: llvm.InsertElementOp) -> None:
 
 
 def _shufflevector(e: _FunctionEmitter, op: llvm.ShuffleVectorOp) -> None:
-    mask_values = list(op.mask.iter_values())
+    mask_values = list(_array_values(op.mask))
     mask = ir.Constant(ir.VectorType(ir.IntType(32), len(mask_values)), mask_values)
     e.define(op, e.builder.shuffle_vector(e.get(op.v1), e.get(op.v2), mask, e.name(op)))
 

@@ -114,6 +114,15 @@ func.func @dense(%x: !kernel.buffer<Nx64xf32>, %w: !kernel.buffer<64x32xf32>) ->
 }"""
 
 
+def test_cell_types_compare_by_what_they_hold() -> None:
+    """An i32 accumulator's type is not an f32 one's: builders and caches key on types (argmax keeps both)."""
+    from kiln.dialects import cstyle
+
+    assert uop.AccType(i32) != uop.AccType(f32) and hash(uop.AccType(i32)) != hash(uop.AccType(f32))
+    assert uop.AccType(f32) == uop.AccType(f32) and hash(uop.AccType(f32)) == hash(uop.AccType(f32))
+    assert cstyle.VarType(i32) != cstyle.VarType(f32)
+
+
 def test_kernel_matmul_roundtrip() -> None:
     assert body_lines(roundtrip(MATMUL)) == [line.strip() for line in MATMUL.splitlines()]
 
