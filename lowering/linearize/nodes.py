@@ -254,9 +254,15 @@ def _float_attr(value: str, type: Attribute) -> FloatAttr:
     return FloatAttr(float.fromhex(value), type)  # type: ignore[arg-type]
 
 
-@functools.lru_cache(maxsize=256)
 def _splat(t: VectorType, value: int | float) -> DenseIntOrFPElementsAttr:
-    return DenseIntOrFPElementsAttr.from_list(t, [value])
+    """``value`` in every lane of ``t``, built once per (type, value); a float is keyed by its ``float.hex`` text,
+    which keeps -0.0 apart from 0.0 (equal, and equal hashes, as floats)."""
+    return _splat_of_key(t, value.hex() if isinstance(value, float) else value)
+
+
+@functools.lru_cache(maxsize=256)
+def _splat_of_key(t: VectorType, key: int | str) -> DenseIntOrFPElementsAttr:
+    return DenseIntOrFPElementsAttr.from_list(t, [float.fromhex(key) if isinstance(key, str) else key])
 
 
 @functools.lru_cache(maxsize=256)

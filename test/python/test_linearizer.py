@@ -637,3 +637,15 @@ kernel.kernel @k(%x: !kernel.buffer<8xf32>, %out: !kernel.buffer<8xf32>) attribu
 def test_unknown_target() -> None:
     with pytest.raises(PassFailedException, match="unknown target 'tpu'"):
         ConvertKernelToUop(target="tpu").apply(make_context(), ModuleOp([]))
+
+
+def test_splatted_constants_keep_the_sign_of_zero() -> None:
+    """Vector constants are built once per (type, value): -0.0 and 0.0 are equal floats with equal hashes, and
+    must still be two constants."""
+    from kiln.lowering.linearize.nodes import _splat
+    from xdsl.dialects.builtin import f32
+
+    t = VectorType(f32, [4])
+    negative, positive = _splat(t, -0.0), _splat(t, 0.0)
+    assert np.signbit(negative.get_values()[0]) and not np.signbit(positive.get_values()[0])
+    assert _splat(t, -0.0) is negative
