@@ -20,6 +20,7 @@ from kiln.dialects.alu import ALU_OPS, like
 from kiln.dialects.types import is_bool, is_float
 from kiln.dialects.uop import AccType
 from kiln.support.locations import Unclaimed
+from kiln.support.prototypes import number_key
 
 PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "wmma"})
 """Node ops without side effects: equal ones (same op, operands, type, attribute) are one node."""
@@ -255,9 +256,9 @@ def _float_attr(value: str, type: Attribute) -> FloatAttr:
 
 
 def _splat(t: VectorType, value: int | float) -> DenseIntOrFPElementsAttr:
-    """``value`` in every lane of ``t``, built once per (type, value); a float is keyed by its ``float.hex`` text,
-    which keeps -0.0 apart from 0.0 (equal, and equal hashes, as floats)."""
-    return _splat_of_key(t, value.hex() if isinstance(value, float) else value)
+    """``value`` in every lane of ``t``, built once per (type, value): keyed by ``number_key``, which keeps -0.0
+    apart from 0.0 (equal, and equal hashes, as floats)."""
+    return _splat_of_key(t, number_key(value))
 
 
 @functools.lru_cache(maxsize=256)
