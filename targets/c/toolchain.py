@@ -1,7 +1,7 @@
 """C source -> shared library (system C compiler) -> callable kernels, with the ``.so`` kept in the disk cache.
 
 The compiler is ``$CC`` (default ``cc``). Optimization flags default to ``GCC_FLAGS``, or ``CLANG_FLAGS`` when
-``$CC --version`` names clang (clang rejects gcc's ``-ftree-*`` and ``-fsched-pressure`` spellings); ``KILN_CFLAGS``
+``$CC --version`` names clang (clang rejects gcc's ``-ftree-*``, ``-fsched-pressure`` and ``-fira-*`` spellings); ``KILN_CFLAGS``
 or the ``flags`` argument replace them. ``-fPIC -shared`` and ``-lm`` are always added, since the result must be a
 shared library that may call ``<math.h>``. The default is -O3, not -O2: gcc 12's -O2 uses the "very cheap"
 vectorizer cost model, which leaves loops with a run-time trip count scalar (a 1M-float add kernel: 286 us at
@@ -21,7 +21,14 @@ zeros and rounding are kept (that is ``-ffinite-math-only``, ``-fno-signed-zeros
 register tile's vector loads into every FMA that uses them (a 4x16 f32 tile: 12 loads per 8 FMAs instead of 6,
 so the loop is load-bound on znver3's two 256-bit load ports); with it each load is one register, as LLVM's code
 has (ResNet-50's 1x1 64->256 layer: 1.8 -> 1.25 ms at best, cpu-llvm 1.24 ms; docs/performance.md "cpu-c,
-session 7"). The pressure-aware variant keeps the schedule from spilling. clang gets the same choices in its own
+session 7"). The pressure-aware variant keeps the schedule from spilling. ``-fira-region=one`` (gcc only): gcc's
+default regional allocator decides a loop's registers apart from the code around it, and a register tile's
+reduce loop with values live across it but unused in it (a conv's 8 broadcast biases, which gcc's invariant
+motion places before the loop nest; 16 accumulators besides) then spilled its own FMA operands inside the loop
+on a 32-register AVX-512 host while 4 zmm registers stayed unused; one region for the whole function spills the
+values the loop does not touch, outside it (ShuffleNet's 1x1 conv + bias + residual + relu: 192 -> 85 us,
+SqueezeNet's 3x3 16->64 conv 684 -> 559 us, one core; docs/performance.md "gcc's register allocation regions,
+session 11"). clang gets the same choices in its own
 spellings: ``-fno-vectorize`` turns off its loop vectorizer and keeps the SLP one; its if-conversion and
 pre-allocation scheduling need no flag.
 
@@ -52,7 +59,7 @@ from kiln.targets.loaded import LoadedKernels
 from kiln.capabilities.description import host_cpu
 
 GCC_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-tree-loop-vectorize",
-             "-ftree-loop-if-convert", "-fschedule-insns", "-fsched-pressure", "-std=c11")
+             "-ftree-loop-if-convert", "-fschedule-insns", "-fsched-pressure", "-fira-region=one", "-std=c11")
 CLANG_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-vectorize", "-std=c11")
 SHARED_LIBRARY_FLAGS = ("-fPIC", "-shared")
 CHECK_FLAGS = ("-std=c11", "-Wall", "-Werror", "-fsyntax-only")
