@@ -40,7 +40,7 @@ from xdsl.passes import ModulePass
 from kiln.dialects import kernel as K
 from kiln.dialects.alu import alu_kind
 from kiln.passes.optimize.rewrite import body_start, const, reorder
-from kiln.passes.optimize.space import ranges
+from kiln.passes.optimize.space import const_size, ranges
 from kiln.support.statistics import Statistic
 
 JOINED = "joined"
@@ -116,11 +116,6 @@ def bound(v: SSAValue) -> int | None:
     kind, r, n = merged_part(v)  # type: ignore[misc]
     size = const_size(r)
     return None if size is None else (size - 1) // n if kind == "idiv" else n - 1
-
-
-def const_size(r: K.RangeOp) -> int | None:
-    owner = r.size.owner
-    return owner.value.value.data if isinstance(owner, K.ConstOp) and isinstance(owner.value, IntegerAttr) else None
 
 
 def core_range(kernel: K.KernelOp) -> K.RangeOp | None:
