@@ -53,6 +53,7 @@ _PASSES: dict[str, str] = {
     "uop-simplify": "kiln.passes.uop_simplify:UopSimplify",
     "uop-stash-recomputed": "kiln.passes.uop_stash_recomputed:UopStashRecomputed",
     "uop-prefetch-next-row": "kiln.passes.uop_prefetch_next_row:UopPrefetchNextRow",
+    "uop-prefetch-next-block": "kiln.passes.uop_prefetch_next_block:UopPrefetchNextBlock",
     "uop-decompose": "kiln.passes.uop_decompose:UopDecompose",
     "convert-uop-to-llvm": "kiln.lowering.uop_to_llvm:ConvertUopToLLVM",
     "convert-uop-to-cstyle": "kiln.lowering.uop_to_cstyle:ConvertUopToCStyle",
@@ -92,7 +93,7 @@ def _to_uop(target: str) -> list[str]:
 
 
 def _to_target(target: str, conversion: str) -> list[str]:
-    prefetch = ["uop-prefetch-next-row"] if target == "cpu-llvm" else []
+    prefetch = ["uop-prefetch-next-row", "uop-prefetch-next-block"] if target == "cpu-llvm" else []
     return [*_to_uop(target), "uop-stash-recomputed", *prefetch, f"uop-decompose{{target={target}}}", conversion]
 
 
