@@ -7,7 +7,8 @@ stores from lanes loaded one by one, each lane from another row of the source. E
 walks the block's columns, and in every iteration the lanes touch one element of each row. That order defeats the
 hardware prefetchers: on one znver4 core the copy took 0.15 ms with its source in L3 and 0.05 ms with it in L2.
 So each iteration of ``L`` first prefetches its share of the next block (``R + 1``): the block's lines spread
-evenly over ``L``'s iterations (two 64-byte lines per column for the 8 KiB panel).
+evenly over ``L``'s iterations (two 64-byte lines per column for the 8 KiB panel): 0.08-0.11 ms with the source
+in L3 (docs/performance.md, "Attention's copy of k^T, session 12").
 
 Applied to a ``uop.vectorize`` of at least two scalar loads of one buffer the kernel never writes, ungated, whose
 lanes lie at least a cache line apart (the transposing read; a contiguous read is the hardware's), inside loops
