@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ArrayAttr, IndexType, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
-from kiln.dialects.alu import AluOp
+from kiln.dialects.alu import AluOp, is_vector
 from kiln.dialects.types import BufferType, bitwidth, declared_dims, dtype_name, is_bool, is_float, is_unsigned
 from kiln.dialects.uop import AccType, PtrType
 from kiln.lowering.linearize.group import Grouping, Stage
@@ -431,8 +431,11 @@ class Instantiator:
             acc = p.node("define_acc", (identity,), acc_type(t), scope=parent)
             read = p.node("acc_get", (acc,), t, scope=nest.scopes[-1])
         values = []
-        for a in self._assignments(unrolled):
-            values.append((yield self.value(op.value, {**inner_env, **a})))
+        if (u := self._folded_row(op, unrolled, loops or groups, row)) is not None:
+            values = yield self._folded_lanes(op, unrolled, u, inner_env)
+        else:
+            for a in self._assignments(unrolled):
+                values.append((yield self.value(op.value, {**inner_env, **a})))
         if row is not None:
             assert self.rows is not None
             if self.rows.sourced.isdisjoint(values):  # gathers only: lane by lane, as vector_alu would leave them
@@ -513,6 +516,39 @@ class Instantiator:
         nest = Nest(scopes, {op}, set(below))
         self._nests.setdefault(key, []).append(nest)
         return nest
+
+    def _folded_row(self, op: K.ReduceOp, unrolled: list[SSAValue], looped: object, row: Row | None) -> SSAValue | None:
+        """The innermost of ``unrolled``, when a reduce only over unrolled ranges, outside any row, folds its copies
+        along it from rows of that range (``_folded_lanes``), else None."""
+        if row is not None or looped or not unrolled or self.rows is None or self.tc is not None:
+            return None
+        t = op.result.type
+        if isinstance(t, IndexType) or is_bool(t):
+            return None
+        u = unrolled[-1]
+        return u if chunk(self.ranges[u].const_size or 1, self.target.vector_width(dtype_name(t))) > 1 else None
+
+    def _folded_lanes(self, op: K.ReduceOp, unrolled: list[SSAValue], u: SSAValue, env: dict[SSAValue, Bound]) -> Walk[list[Node]]:
+        """The copies of a reduce's value over its ``unrolled`` ranges in lane order, each row of ``u`` instantiated
+        as one vector and its lanes extracted: the form ``vector_alu`` packs a matmul's unrolled k lanes into
+        (attention's q @ k^T: vector accumulators along k, then a sum of their lanes), made directly. A row
+        computed only from gathered lanes is taken lane by lane instead, as ``vector_alu`` leaves those."""
+        assert self.rows is not None
+        size = self.ranges[u].const_size
+        width = chunk(size or 1, self.target.vector_width(dtype_name(op.result.type)))
+        outer, self._row = self._row, u
+        values: list[Node] = []
+        try:
+            for a in self._assignments(unrolled[:-1]):
+                for start in range(0, size, width):  # type: ignore[arg-type]
+                    row_env = {**env, **a, u: Row(start, width)}
+                    x = yield self.value(op.value, row_env)
+                    if x.__class__ is not tuple and is_vector(x.type) and x not in self.rows.sourced:  # type: ignore[union-attr]
+                        x = yield self._lanes(op.value, row_env)
+                    values += self.rows.lanes(x, width)
+        finally:
+            self._row = outer
+        return values
 
     def _identity(self, kind: str, t: Attribute) -> Node:
         """The value ``kind`` combines from: add 0, mul 1, max the lowest value, min the highest."""

@@ -17,6 +17,10 @@ accumulators; a store of a ``vectorize`` of lanes). The store of a row is one ve
 consecutive, else its lanes are stored one by one through the scalar path (where ``vectorize``/``vector_alu``
 pack what they can, as for any copies). This is the form ``vectorize`` + ``vector_alu`` rebuild from the lanes,
 made directly: an 8x16 tile is 8 rows of nodes, not 128 lanes packed back.
+
+A reduce over unrolled ranges only (outside any row: attention's q @ k^T sums 16 unrolled k lanes after the k
+loop, and its gated stores go lane by lane) binds its innermost unrolled range to rows the same way, and sums
+the lanes it extracts from them: the vector accumulators along k that ``vector_alu`` packed the lanes into.
 """
 
 from __future__ import annotations

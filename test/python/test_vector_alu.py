@@ -129,3 +129,57 @@ def test_a_padded_tile_matches_the_interpreter(device: str) -> None:
     (want,) = compile(MLP, "f", "interp")(*inputs)
     (got,) = compile(MLP, "f", device)(*inputs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+QKT = """
+kernel.kernel @qkt(%q: !kernel.buffer<3x8xf32>, %k: !kernel.buffer<3x8xf32>, %out: !kernel.buffer<3x3xf32>)
+    attributes {symbols = []} {
+  %c1 = kernel.const 1 : index
+  %c2 = kernel.const 2 : index
+  %c3 = kernel.const 3 : index
+  %c4 = kernel.const 4 : index
+  %c8 = kernel.const 8 : index
+  %scale = kernel.const 0.5 : f32
+  %i = kernel.range %c3 global
+  %j = kernel.range %c4 upcast
+  %kk = kernel.range %c2 reduce
+  %ku = kernel.range %c4 unroll
+  %in = kernel.cmplt %j, %c3 : index
+  %last = kernel.sub %c3, %c1 : index
+  %jc = kernel.min %j, %last : index
+  %k4 = kernel.mul %kk, %c4 : index
+  %kx = kernel.add %k4, %ku : index
+  %i8 = kernel.mul %i, %c8 : index
+  %iq = kernel.add %i8, %kx : index
+  %x = kernel.load %q[%iq] : f32
+  %j8 = kernel.mul %jc, %c8 : index
+  %ik = kernel.add %j8, %kx : index
+  %y = kernel.load %k[%ik] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %kk : f32
+  %t = kernel.reduce add %s over %ku : f32
+  %r = kernel.mul %t, %scale : f32
+  %i3 = kernel.mul %i, %c3 : index
+  %io = kernel.add %i3, %jc : index
+  kernel.store %out[%io], %r, %in
+}
+"""
+"""q @ k^T as attention's first kernel is scheduled: 4 columns padded from 3 (so each column's store is gated
+and stored lane by lane), k split into a loop of 2 and 4 unrolled lanes summed after it."""
+
+
+def test_unrolled_k_lanes_are_vector_accumulators_made_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kiln.lowering.linearize.vector_alu import AluVectorizer
+
+    packed = []
+    pack = AluVectorizer._accumulators
+    monkeypatch.setattr(AluVectorizer, "_accumulators", lambda self, *a: packed.append(pack(self, *a)) or packed[-1])
+    k = linearize(QKT)
+    accs = [op for op in ops_of(k) if isinstance(op, U.DefineAccOp)]
+    assert len(accs) == 4 and all(is_vector(a.results[0].type.value_type) for a in accs)  # type: ignore[attr-defined]
+    assert not any(packed)  # the instantiator made them vectors: nothing left for vector_alu to pack
+    rng = np.random.default_rng(5)
+    q, kk = (rng.standard_normal((3, 8)).astype(np.float32) for _ in range(2))
+    out = np.zeros((3, 3), np.float32)
+    launch(k, [q.reshape(-1), kk.reshape(-1), out.reshape(-1)])
+    np.testing.assert_allclose(out, q @ kk.T * 0.5, rtol=1e-5, atol=1e-6)
