@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import reduce as fold
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
@@ -87,6 +87,7 @@ class Instantiator:
         self.rows = RowValues(self.program, target) if rows else None
         self._row: SSAValue | None = None
         """The range the store being instantiated binds to ``Row``s (None: lane by lane)."""
+        self._slopes: dict[tuple[SSAValue, SSAValue], int | None] = {}
         self.params = self._params()
         self.ranges: dict[SSAValue, RangeInfo] = {}
         self.deps: dict[SSAValue, tuple[SSAValue, ...]] = {}
@@ -282,13 +283,13 @@ class Instantiator:
             return p.node("const", (), v.type, op.value)
         if isinstance(op, K.ReduceOp):
             return (yield self._reduce(op, env, scope, row))
+        if row is not None and isinstance(op, K.LoadOp):
+            return (yield self._row_load(v, op, env, scope, name))
         operands = []
         for x in op.operands:
             operands.append((yield self.value(x, env)))
         if isinstance(op, K.LoadOp):
             operands = self._gated(operands, 2, self.launch.access_gates(self.deps[v]))
-            if row is not None:
-                return (yield self._row_load(v, env, operands, scope, name))
             n = p.node("load", operands, v.type, scope=scope, name=name)
             self.accesses.append(Access(n, op, self._key(self.deps[v], env)))
             return n
@@ -343,18 +344,22 @@ class Instantiator:
             lanes.append((yield self.value(v, {**env, u: lane})))
         return tuple(lanes)
 
-    def _row_load(self, v: SSAValue, env: dict[SSAValue, Bound], operands: list, scope: Scope, name: str | None) -> Walk[RowValue]:
+    def _row_load(self, v: SSAValue, op: K.LoadOp, env: dict[SSAValue, Bound], scope: Scope, name: str | None) -> Walk[RowValue]:
         """A row of a load: vector loads of the consecutive chunks of its lanes (the target's vector width for
         its dtype), each other lane through the scalar path."""
         assert self.rows is not None and self._row is not None
-        ptr, index, *gate = operands
         row: Row = env[self._row]  # type: ignore[assignment]
         width = chunk(row.width, self.target.vector_width(dtype_name(v.type)))
+        ptr = yield self.value(op.operands[0], env)
+        starts = yield self._row_starts(op.operands[1], env, width)
+        gate = []
+        for x in op.operands[2:]:
+            gate.append((yield self.value(x, env)))
+        ptr, _, *gate = self._gated([ptr, ptr, *gate], 2, self.launch.access_gates(self.deps[v]))
         lanes: list[Node] = []
-        for start in range(0, row.width, width):
-            part = index[start : start + width]
-            if width > 1 and self.rows.consecutive(part):
-                n = self.program.node("load", (ptr, part[0], *gate), vector_type(v.type, width), scope=scope, name=name)
+        for start, first in zip(range(0, row.width, width), starts):
+            if width > 1 and first is not None:
+                n = self.program.node("load", (ptr, first, *gate), vector_type(v.type, width), scope=scope, name=name)
                 if width == row.width:
                     self.rows.sourced.add(n)
                     return n
@@ -364,6 +369,49 @@ class Instantiator:
                     lanes.append((yield self.value(v, {**env, self._row: row.start + lane})))
         return tuple(lanes)
 
+    def _row_starts(self, index: SSAValue, env: dict[SSAValue, Bound], width: int) -> Walk[list[Node | None]]:
+        """For each chunk of ``width`` lanes of the row ``env`` binds, the index of its first lane when the
+        chunk's ``index`` values are consecutive (one vector access), else None. Where the kernel's index math
+        shows it (``index`` grows by 1 with the row's range: ``_slope``) and no alignment is asked, only the
+        first lanes' indices are made; else every lane's, and the symbolic engine decides (``rows.consecutive``):
+        a tile's index lanes were most of the instantiator's nodes, made only to be proved consecutive."""
+        assert self.rows is not None and self._row is not None
+        u, row = self._row, env[self._row]
+        assert isinstance(row, Row)
+        if not self.rows.aligned and self._slope(index, u) == 1:
+            firsts: list[Node | None] = []
+            for start in range(0, row.width, width):
+                firsts.append((yield self.value(index, {**env, u: row.start + start})))
+            return firsts
+        lanes = yield self.value(index, env)
+        if lanes.__class__ is not tuple:
+            return [None] * (row.width // width)
+        return [lanes[s] if self.rows.consecutive(lanes[s : s + width]) else None for s in range(0, row.width, width)]
+
+    def _slope(self, x: SSAValue, u: SSAValue) -> int | None:
+        """How much index value ``x`` grows when range ``u`` grows by 1, where the kernel's ops show it is a
+        constant (sums, differences, products with a constant of ``u``); None where they do not (a ``min``
+        clamping a padded index, a division)."""
+        if u not in self.deps.get(x, ()):
+            return 0
+        if x is u:
+            return 1
+        key = (x, u)
+        if key not in self._slopes:
+            op, slope = x.owner, None
+            if isinstance(op, AluOp) and op.alu_kind in ("add", "sub"):
+                a, b = (self._slope(o, u) for o in op.operands)
+                if a is not None and b is not None:
+                    slope = a + b if op.alu_kind == "add" else a - b
+            elif isinstance(op, AluOp) and op.alu_kind == "mul":
+                for c, o in (op.operands, reversed(op.operands)):
+                    factor = _index_constant(c)
+                    if factor is not None and (inner := self._slope(o, u)) is not None:
+                        slope = factor * inner
+                        break
+            self._slopes[key] = slope
+        return self._slopes[key]
+
     def _row_store(self, op: K.StoreOp, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> bool:
         """The store ``op`` of the row ``env`` binds as one vector store, when its indices are consecutive, its
         gate is the same in every lane and its value is computed from a vector (``RowValues.sourced``); whether
@@ -372,15 +420,15 @@ class Instantiator:
         row: Row = env[self._row]  # type: ignore[assignment]
         if len(op.operands) > 3 and self._row in self.deps.get(op.operands[3], ()):
             return False
-        index = trampoline.run(self.value(op.operands[1], env))
-        if index.__class__ is not tuple or not self.rows.consecutive(index):  # type: ignore[arg-type]
+        (first,) = trampoline.run(self._row_starts(op.operands[1], env, row.width))
+        if first is None:
             return False
         value = trampoline.run(self.value(op.operands[2], env))
         if value not in self.rows.sourced:
             return False
         mark = self.program.unclaimed.mark()
-        ptr, _, value, *gate = [trampoline.run(self.value(x, env)) for x in op.operands]
-        operands = self._gated([ptr, index[0], self.rows.vector(value, row.width), *gate], 3, self.launch.store_gates(ranges))  # type: ignore[index]
+        ptr, value, *gate = [trampoline.run(self.value(x, env)) for x in (op.operands[0], *op.operands[2:])]
+        operands = self._gated([ptr, first, self.rows.vector(value, row.width), *gate], 3, self.launch.store_gates(ranges))
         self.program.node("store", operands, None, scope=self._scope(ranges, env))
         self.program.unclaimed.claim(mark, op.location)
         return True
@@ -562,3 +610,11 @@ class Instantiator:
         else:
             lo, hi = -(2 ** (width - 1)), 2 ** (width - 1) - 1
         return self.program.const(lo if kind == "max" else hi, t)
+
+
+def _index_constant(x: SSAValue) -> int | None:
+    """The value of ``x`` when it is an integer ``kernel.const``."""
+    op = x.owner
+    if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None

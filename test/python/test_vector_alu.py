@@ -183,3 +183,25 @@ def test_unrolled_k_lanes_are_vector_accumulators_made_directly(monkeypatch: pyt
     out = np.zeros((3, 3), np.float32)
     launch(k, [q.reshape(-1), kk.reshape(-1), out.reshape(-1)])
     np.testing.assert_allclose(out, q @ kk.T * 0.5, rtol=1e-5, atol=1e-6)
+
+
+def test_index_slopes_along_the_row_range_come_from_the_kernel_ops() -> None:
+    """A row's accesses are one vector access without making each lane's index where the kernel's index math
+    grows by 1 along the row's range (``Instantiator._slope``); a clamp or another step leaves the symbolic
+    proof over the lanes to decide."""
+    from kiln.capabilities.description import target_for_pass
+    from kiln.lowering.linearize.instantiate import Instantiator
+
+    from kernel_ir import parse_kernel
+
+    kernel = parse_kernel(TILE)
+    inst = Instantiator(kernel, target_for_pass("convert-kernel-to-uop", "cpu-llvm"))
+    values = {v.name_hint: v for op in kernel.body.block.ops for v in op.results}
+    u = values["u"]
+    assert [inst._slope(values[n], u) for n in ("col", "ib", "io", "ia", "j4")] == [1, 1, 1, 0, 0]
+    qkt = parse_kernel(QKT)
+    inst = Instantiator(qkt, target_for_pass("convert-kernel-to-uop", "cpu-llvm"))
+    values = {v.name_hint: v for op in qkt.body.block.ops for v in op.results}
+    assert inst._slope(values["jc"], values["j"]) is None  # min(j, 2): a padded column's clamp
+    assert inst._slope(values["j8"], values["j"]) is None
+    assert [inst._slope(values[n], values["ku"]) for n in ("kx", "iq", "ik")] == [1, 1, 1]
