@@ -355,7 +355,7 @@ class Instantiator:
         gate = []
         for x in op.operands[2:]:
             gate.append((yield self.value(x, env)))
-        ptr, _, *gate = self._gated([ptr, ptr, *gate], 2, self.launch.access_gates(self.deps[v]))
+        gate = self._gated(gate, 0, self.launch.access_gates(self.deps[v]))
         lanes: list[Node] = []
         for start, first in zip(range(0, row.width, width), starts):
             if width > 1 and first is not None:
@@ -479,7 +479,7 @@ class Instantiator:
             acc = p.node("define_acc", (identity,), acc_type(t), scope=parent)
             read = p.node("acc_get", (acc,), t, scope=nest.scopes[-1])
         values = []
-        if (u := self._folded_row(op, unrolled, loops or groups, row)) is not None:
+        if (u := self._folded_row(op, unrolled, bool(loops or groups), row)) is not None:
             values = yield self._folded_lanes(op, unrolled, u, inner_env)
         else:
             for a in self._assignments(unrolled):
@@ -565,7 +565,7 @@ class Instantiator:
         self._nests.setdefault(key, []).append(nest)
         return nest
 
-    def _folded_row(self, op: K.ReduceOp, unrolled: list[SSAValue], looped: object, row: Row | None) -> SSAValue | None:
+    def _folded_row(self, op: K.ReduceOp, unrolled: list[SSAValue], looped: bool, row: Row | None) -> SSAValue | None:
         """The innermost of ``unrolled``, when a reduce only over unrolled ranges, outside any row, folds its copies
         along it from rows of that range (``_folded_lanes``), else None."""
         if row is not None or looped or not unrolled or self.rows is None or self.tc is not None:
