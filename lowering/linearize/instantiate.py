@@ -21,6 +21,7 @@ bounds guard where barriers forbid an ``if`` around the code, and ``local_id == 
 from __future__ import annotations
 
 import itertools
+from math import gcd
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import reduce as fold
@@ -389,9 +390,11 @@ class Instantiator:
         return [lanes[s] if self.rows.consecutive(lanes[s : s + width]) else None for s in range(0, row.width, width)]
 
     def _slope(self, x: SSAValue, u: SSAValue) -> int | None:
-        """How much index value ``x`` grows when range ``u`` grows by 1, where the kernel's ops show it is a
-        constant (sums, differences, products with a constant of ``u``); None where they do not (a ``min``
-        clamping a padded index, a division)."""
+        """How much value ``x`` grows when range ``u`` grows by 1 (over u's range, the other ranges fixed), where the
+        kernel's ops show it is a constant: sums, differences and products with a constant of index values, any
+        op of values that do not change with ``u`` (0), and ``a mod c`` where ``a`` is ``s*u`` plus a non-negative
+        multiple of c and ``s*u`` stays below c (a padded tile's column within its chunk of 8: ``_form``); None
+        where they do not (a ``min`` clamping a padded index along ``u``, a division of it)."""
         if u not in self.deps.get(x, ()):
             return 0
         if x is u:
@@ -399,18 +402,51 @@ class Instantiator:
         key = (x, u)
         if key not in self._slopes:
             op, slope = x.owner, None
-            if isinstance(op, AluOp) and op.alu_kind in ("add", "sub"):
-                a, b = (self._slope(o, u) for o in op.operands)
-                if a is not None and b is not None:
-                    slope = a + b if op.alu_kind == "add" else a - b
-            elif isinstance(op, AluOp) and op.alu_kind == "mul":
-                for c, o in (op.operands, reversed(op.operands)):
-                    factor = _index_constant(c)
-                    if factor is not None and (inner := self._slope(o, u)) is not None:
-                        slope = factor * inner
-                        break
+            if isinstance(op, AluOp):
+                kind, operands = op.alu_kind, op.operands
+                slopes = [self._slope(o, u) for o in operands]
+                if all(s == 0 for s in slopes):
+                    slope = 0
+                elif kind in ("add", "sub") and None not in slopes:
+                    slope = slopes[0] + slopes[1] if kind == "add" else slopes[0] - slopes[1]  # type: ignore[operator]
+                elif kind == "mul":
+                    for c, inner in ((operands[0], slopes[1]), (operands[1], slopes[0])):
+                        factor = _index_constant(c)
+                        if factor is not None and inner is not None:
+                            slope = factor * inner
+                            break
+                elif kind == "mod":
+                    slope = self._slope_of_mod(op, u)
             self._slopes[key] = slope
         return self._slopes[key]
+
+    def _slope_of_mod(self, op: AluOp, u: SSAValue) -> int | None:
+        """The slope of ``a mod c`` along ``u`` when it is ``s*u`` over u's range (``_slope``), else None."""
+        c, form, size = _index_constant(op.operands[1]), self._form(op.operands[0], u), self.ranges[u].const_size
+        if c is None or c <= 0 or form is None or size is None:
+            return None
+        s, divisor = form
+        return s if 0 <= s and s * (size - 1) < c and divisor % c == 0 else None
+
+    def _form(self, x: SSAValue, u: SSAValue) -> tuple[int, int] | None:
+        """``(s, g)``: ``x`` is ``s*u`` plus a non-negative value that g divides (g = 0: plus 0), from ranges,
+        non-negative constants, sums and products with a non-negative constant; else None."""
+        if x is u:
+            return 1, 0
+        op = x.owner
+        if isinstance(op, K.RangeOp):
+            return 0, 1
+        if (c := _index_constant(x)) is not None:
+            return (0, c) if c >= 0 else None
+        if isinstance(op, AluOp) and op.alu_kind == "add":
+            a, b = (self._form(o, u) for o in op.operands)
+            return (a[0] + b[0], gcd(a[1], b[1])) if a is not None and b is not None else None
+        if isinstance(op, AluOp) and op.alu_kind == "mul":
+            for c_value, other in (op.operands, reversed(op.operands)):
+                factor = _index_constant(c_value)
+                if factor is not None and factor >= 0 and (inner := self._form(other, u)) is not None:
+                    return factor * inner[0], factor * inner[1]
+        return None
 
     def _row_store(self, op: K.StoreOp, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> bool:
         """The store ``op`` of the row ``env`` binds as one vector store, when its indices are consecutive, its

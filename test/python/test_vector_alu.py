@@ -205,3 +205,44 @@ def test_index_slopes_along_the_row_range_come_from_the_kernel_ops() -> None:
     assert inst._slope(values["jc"], values["j"]) is None  # min(j, 2): a padded column's clamp
     assert inst._slope(values["j8"], values["j"]) is None
     assert [inst._slope(values[n], values["ku"]) for n in ("kx", "iq", "ik")] == [1, 1, 1]
+
+
+CHUNKED = """
+kernel.kernel @chunked(%x: !kernel.buffer<10xf32>, %out: !kernel.buffer<10xf32>) attributes {symbols = []} {
+  %c2 = kernel.const 2 : index
+  %c8 = kernel.const 8 : index
+  %j = kernel.range %c2 upcast
+  %u = kernel.range %c8 upcast
+  %j8 = kernel.mul %j, %c8 : index
+  %col = kernel.add %j8, %u : index
+  %lane = kernel.mod %col, %c8 : index
+  %chunk = kernel.sub %col, %lane : index
+  %start = kernel.min %chunk, %c2 : index
+  %index = kernel.add %start, %lane : index
+  %wrapped = kernel.mod %u, %c2 : index
+  %v = kernel.load %x[%index] : f32
+  kernel.store %out[%index], %v
+}
+"""
+"""10 columns as two chunks of 8, the second shifted back to start at 2 (how padto + upcast cover a padded
+column range): along ``u`` the index steps by 1, though it goes through a ``mod`` and a ``min``."""
+
+
+def test_a_chunked_padded_index_steps_by_one_along_its_lanes() -> None:
+    from kiln.capabilities.description import target_for_pass
+    from kiln.lowering.linearize.instantiate import Instantiator
+
+    from kernel_ir import parse_kernel
+
+    kernel = parse_kernel(CHUNKED)
+    inst = Instantiator(kernel, target_for_pass("convert-kernel-to-uop", "cpu-c"))
+    values = {v.name_hint: v for op in kernel.body.block.ops for v in op.results}
+    u = values["u"]
+    assert [inst._slope(values[n], u) for n in ("lane", "chunk", "start", "index")] == [1, 0, 0, 1]
+    assert inst._slope(values["wrapped"], u) is None  # u mod 2 wraps within u's range
+    k = linearize(CHUNKED, "cpu-c")
+    assert [op.result.type for op in ops_of(k) if isinstance(op, U.LoadOp)] == [VectorType(k.params()[0].result.type.element_type, [8])] * 2  # type: ignore[attr-defined]
+    x, out = np.arange(10, dtype=np.float32), np.zeros(10, np.float32)
+    launch(k, [x, out])
+    np.testing.assert_array_equal(out, x)
+
