@@ -21,15 +21,16 @@ bounds guard where barriers forbid an ``if`` around the code, and ``local_id == 
 from __future__ import annotations
 
 import itertools
+from math import gcd
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import reduce as fold
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
-from kiln.dialects.alu import AluOp
+from kiln.dialects.alu import AluOp, is_vector
 from kiln.dialects.types import BufferType, bitwidth, declared_dims, dtype_name, is_bool, is_float, is_unsigned
 from kiln.dialects.uop import AccType, PtrType
 from kiln.lowering.linearize.group import Grouping, Stage
@@ -87,6 +88,7 @@ class Instantiator:
         self.rows = RowValues(self.program, target) if rows else None
         self._row: SSAValue | None = None
         """The range the store being instantiated binds to ``Row``s (None: lane by lane)."""
+        self._slopes: dict[tuple[SSAValue, SSAValue], int | None] = {}
         self.params = self._params()
         self.ranges: dict[SSAValue, RangeInfo] = {}
         self.deps: dict[SSAValue, tuple[SSAValue, ...]] = {}
@@ -282,13 +284,13 @@ class Instantiator:
             return p.node("const", (), v.type, op.value)
         if isinstance(op, K.ReduceOp):
             return (yield self._reduce(op, env, scope, row))
+        if row is not None and isinstance(op, K.LoadOp):
+            return (yield self._row_load(v, op, env, scope, name))
         operands = []
         for x in op.operands:
             operands.append((yield self.value(x, env)))
         if isinstance(op, K.LoadOp):
             operands = self._gated(operands, 2, self.launch.access_gates(self.deps[v]))
-            if row is not None:
-                return (yield self._row_load(v, env, operands, scope, name))
             n = p.node("load", operands, v.type, scope=scope, name=name)
             self.accesses.append(Access(n, op, self._key(self.deps[v], env)))
             return n
@@ -343,18 +345,22 @@ class Instantiator:
             lanes.append((yield self.value(v, {**env, u: lane})))
         return tuple(lanes)
 
-    def _row_load(self, v: SSAValue, env: dict[SSAValue, Bound], operands: list, scope: Scope, name: str | None) -> Walk[RowValue]:
+    def _row_load(self, v: SSAValue, op: K.LoadOp, env: dict[SSAValue, Bound], scope: Scope, name: str | None) -> Walk[RowValue]:
         """A row of a load: vector loads of the consecutive chunks of its lanes (the target's vector width for
         its dtype), each other lane through the scalar path."""
         assert self.rows is not None and self._row is not None
-        ptr, index, *gate = operands
         row: Row = env[self._row]  # type: ignore[assignment]
         width = chunk(row.width, self.target.vector_width(dtype_name(v.type)))
+        ptr = yield self.value(op.operands[0], env)
+        starts = yield self._row_starts(op.operands[1], env, width)
+        gate = []
+        for x in op.operands[2:]:
+            gate.append((yield self.value(x, env)))
+        gate = self._gated(gate, 0, self.launch.access_gates(self.deps[v]))
         lanes: list[Node] = []
-        for start in range(0, row.width, width):
-            part = index[start : start + width]
-            if width > 1 and self.rows.consecutive(part):
-                n = self.program.node("load", (ptr, part[0], *gate), vector_type(v.type, width), scope=scope, name=name)
+        for start, first in zip(range(0, row.width, width), starts):
+            if width > 1 and first is not None:
+                n = self.program.node("load", (ptr, first, *gate), vector_type(v.type, width), scope=scope, name=name)
                 if width == row.width:
                     self.rows.sourced.add(n)
                     return n
@@ -364,6 +370,84 @@ class Instantiator:
                     lanes.append((yield self.value(v, {**env, self._row: row.start + lane})))
         return tuple(lanes)
 
+    def _row_starts(self, index: SSAValue, env: dict[SSAValue, Bound], width: int) -> Walk[list[Node | None]]:
+        """For each chunk of ``width`` lanes of the row ``env`` binds, the index of its first lane when the
+        chunk's ``index`` values are consecutive (one vector access), else None. Where the kernel's index math
+        shows it (``index`` grows by 1 with the row's range: ``_slope``) and no alignment is asked, only the
+        first lanes' indices are made; else every lane's, and the symbolic engine decides (``rows.consecutive``):
+        a tile's index lanes were most of the instantiator's nodes, made only to be proved consecutive."""
+        assert self.rows is not None and self._row is not None
+        u, row = self._row, env[self._row]
+        assert isinstance(row, Row)
+        if not self.rows.aligned and self._slope(index, u) == 1:
+            firsts: list[Node | None] = []
+            for start in range(0, row.width, width):
+                firsts.append((yield self.value(index, {**env, u: row.start + start})))
+            return firsts
+        lanes = yield self.value(index, env)
+        if lanes.__class__ is not tuple:
+            return [None] * (row.width // width)
+        return [lanes[s] if self.rows.consecutive(lanes[s : s + width]) else None for s in range(0, row.width, width)]
+
+    def _slope(self, x: SSAValue, u: SSAValue) -> int | None:
+        """How much value ``x`` grows when range ``u`` grows by 1 (over u's range, the other ranges fixed), where the
+        kernel's ops show it is a constant: sums, differences and products with a constant of index values, any
+        op of values that do not change with ``u`` (0), and ``a mod c`` where ``a`` is ``s*u`` plus a non-negative
+        multiple of c and ``s*u`` stays below c (a padded tile's column within its chunk of 8: ``_form``); None
+        where they do not (a ``min`` clamping a padded index along ``u``, a division of it)."""
+        if u not in self.deps.get(x, ()):
+            return 0
+        if x is u:
+            return 1
+        key = (x, u)
+        if key not in self._slopes:
+            op, slope = x.owner, None
+            if isinstance(op, AluOp):
+                kind, operands = op.alu_kind, op.operands
+                slopes = [self._slope(o, u) for o in operands]
+                if all(s == 0 for s in slopes):
+                    slope = 0
+                elif kind in ("add", "sub") and None not in slopes:
+                    slope = slopes[0] + slopes[1] if kind == "add" else slopes[0] - slopes[1]  # type: ignore[operator]
+                elif kind == "mul":
+                    for c, inner in ((operands[0], slopes[1]), (operands[1], slopes[0])):
+                        factor = _index_constant(c)
+                        if factor is not None and inner is not None:
+                            slope = factor * inner
+                            break
+                elif kind == "mod":
+                    slope = self._slope_of_mod(op, u)
+            self._slopes[key] = slope
+        return self._slopes[key]
+
+    def _slope_of_mod(self, op: AluOp, u: SSAValue) -> int | None:
+        """The slope of ``a mod c`` along ``u`` when it is ``s*u`` over u's range (``_slope``), else None."""
+        c, form, size = _index_constant(op.operands[1]), self._form(op.operands[0], u), self.ranges[u].const_size
+        if c is None or c <= 0 or form is None or size is None:
+            return None
+        s, divisor = form
+        return s if 0 <= s and s * (size - 1) < c and divisor % c == 0 else None
+
+    def _form(self, x: SSAValue, u: SSAValue) -> tuple[int, int] | None:
+        """``(s, g)``: ``x`` is ``s*u`` plus a non-negative value that g divides (g = 0: plus 0), from ranges,
+        non-negative constants, sums and products with a non-negative constant; else None."""
+        if x is u:
+            return 1, 0
+        op = x.owner
+        if isinstance(op, K.RangeOp):
+            return 0, 1
+        if (c := _index_constant(x)) is not None:
+            return (0, c) if c >= 0 else None
+        if isinstance(op, AluOp) and op.alu_kind == "add":
+            a, b = (self._form(o, u) for o in op.operands)
+            return (a[0] + b[0], gcd(a[1], b[1])) if a is not None and b is not None else None
+        if isinstance(op, AluOp) and op.alu_kind == "mul":
+            for c_value, other in (op.operands, reversed(op.operands)):
+                factor = _index_constant(c_value)
+                if factor is not None and factor >= 0 and (inner := self._form(other, u)) is not None:
+                    return factor * inner[0], factor * inner[1]
+        return None
+
     def _row_store(self, op: K.StoreOp, ranges: tuple[SSAValue, ...], env: dict[SSAValue, Bound]) -> bool:
         """The store ``op`` of the row ``env`` binds as one vector store, when its indices are consecutive, its
         gate is the same in every lane and its value is computed from a vector (``RowValues.sourced``); whether
@@ -372,15 +456,15 @@ class Instantiator:
         row: Row = env[self._row]  # type: ignore[assignment]
         if len(op.operands) > 3 and self._row in self.deps.get(op.operands[3], ()):
             return False
-        index = trampoline.run(self.value(op.operands[1], env))
-        if index.__class__ is not tuple or not self.rows.consecutive(index):  # type: ignore[arg-type]
+        (first,) = trampoline.run(self._row_starts(op.operands[1], env, row.width))
+        if first is None:
             return False
         value = trampoline.run(self.value(op.operands[2], env))
         if value not in self.rows.sourced:
             return False
         mark = self.program.unclaimed.mark()
-        ptr, _, value, *gate = [trampoline.run(self.value(x, env)) for x in op.operands]
-        operands = self._gated([ptr, index[0], self.rows.vector(value, row.width), *gate], 3, self.launch.store_gates(ranges))  # type: ignore[index]
+        ptr, value, *gate = [trampoline.run(self.value(x, env)) for x in (op.operands[0], *op.operands[2:])]
+        operands = self._gated([ptr, first, self.rows.vector(value, row.width), *gate], 3, self.launch.store_gates(ranges))
         self.program.node("store", operands, None, scope=self._scope(ranges, env))
         self.program.unclaimed.claim(mark, op.location)
         return True
@@ -431,8 +515,11 @@ class Instantiator:
             acc = p.node("define_acc", (identity,), acc_type(t), scope=parent)
             read = p.node("acc_get", (acc,), t, scope=nest.scopes[-1])
         values = []
-        for a in self._assignments(unrolled):
-            values.append((yield self.value(op.value, {**inner_env, **a})))
+        if (u := self._folded_row(op, unrolled, bool(loops or groups), row)) is not None:
+            values = yield self._folded_lanes(op, unrolled, u, inner_env)
+        else:
+            for a in self._assignments(unrolled):
+                values.append((yield self.value(op.value, {**inner_env, **a})))
         if row is not None:
             assert self.rows is not None
             if self.rows.sourced.isdisjoint(values):  # gathers only: lane by lane, as vector_alu would leave them
@@ -514,6 +601,39 @@ class Instantiator:
         self._nests.setdefault(key, []).append(nest)
         return nest
 
+    def _folded_row(self, op: K.ReduceOp, unrolled: list[SSAValue], looped: bool, row: Row | None) -> SSAValue | None:
+        """The innermost of ``unrolled``, when a reduce only over unrolled ranges, outside any row, folds its copies
+        along it from rows of that range (``_folded_lanes``), else None."""
+        if row is not None or looped or not unrolled or self.rows is None or self.tc is not None:
+            return None
+        t = op.result.type
+        if isinstance(t, IndexType) or is_bool(t):
+            return None
+        u = unrolled[-1]
+        return u if chunk(self.ranges[u].const_size or 1, self.target.vector_width(dtype_name(t))) > 1 else None
+
+    def _folded_lanes(self, op: K.ReduceOp, unrolled: list[SSAValue], u: SSAValue, env: dict[SSAValue, Bound]) -> Walk[list[Node]]:
+        """The copies of a reduce's value over its ``unrolled`` ranges in lane order, each row of ``u`` instantiated
+        as one vector and its lanes extracted: the form ``vector_alu`` packs a matmul's unrolled k lanes into
+        (attention's q @ k^T: vector accumulators along k, then a sum of their lanes), made directly. A row
+        computed only from gathered lanes is taken lane by lane instead, as ``vector_alu`` leaves those."""
+        assert self.rows is not None
+        size = self.ranges[u].const_size
+        width = chunk(size or 1, self.target.vector_width(dtype_name(op.result.type)))
+        outer, self._row = self._row, u
+        values: list[Node] = []
+        try:
+            for a in self._assignments(unrolled[:-1]):
+                for start in range(0, size, width):  # type: ignore[arg-type]
+                    row_env = {**env, **a, u: Row(start, width)}
+                    x = yield self.value(op.value, row_env)
+                    if x.__class__ is not tuple and is_vector(x.type) and x not in self.rows.sourced:  # type: ignore[union-attr]
+                        x = yield self._lanes(op.value, row_env)
+                    values += self.rows.lanes(x, width)
+        finally:
+            self._row = outer
+        return values
+
     def _identity(self, kind: str, t: Attribute) -> Node:
         """The value ``kind`` combines from: add 0, mul 1, max the lowest value, min the highest."""
         if kind in ("add", "mul"):
@@ -526,3 +646,11 @@ class Instantiator:
         else:
             lo, hi = -(2 ** (width - 1)), 2 ** (width - 1) - 1
         return self.program.const(lo if kind == "max" else hi, t)
+
+
+def _index_constant(x: SSAValue) -> int | None:
+    """The value of ``x`` when it is an integer ``kernel.const``."""
+    op = x.owner
+    if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None

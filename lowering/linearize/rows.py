@@ -13,10 +13,16 @@ dividing u's size). Every value that depends on ``u`` is then one node per row i
 
 A reduce or store whose value is only gathered lanes (no vector load or vector accumulator feeds it:
 ``RowValues.sourced``) is done lane by lane instead, which is what ``vector_alu`` made of such lanes (scalar
-accumulators; a store of a ``vectorize`` of lanes). The store of a row is one vector store when its indices are
-consecutive, else its lanes are stored one by one through the scalar path (where ``vectorize``/``vector_alu``
+accumulators; a store of a ``vectorize`` of lanes). Whether an access's lanes are consecutive is read off the kernel's
+index math where it shows a step of 1 along ``u`` (``Instantiator._slope``: only each chunk's first index is
+made), else proved over every lane's index by the symbolic engine. The store of a row is one vector store when
+its indices are consecutive, else its lanes are stored one by one through the scalar path (where ``vectorize``/``vector_alu``
 pack what they can, as for any copies). This is the form ``vectorize`` + ``vector_alu`` rebuild from the lanes,
 made directly: an 8x16 tile is 8 rows of nodes, not 128 lanes packed back.
+
+A reduce over unrolled ranges only (outside any row: attention's q @ k^T sums 16 unrolled k lanes after the k
+loop, and its gated stores go lane by lane) binds its innermost unrolled range to rows the same way, and sums
+the lanes it extracts from them: the vector accumulators along k that ``vector_alu`` packed the lanes into.
 """
 
 from __future__ import annotations

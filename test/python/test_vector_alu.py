@@ -129,3 +129,120 @@ def test_a_padded_tile_matches_the_interpreter(device: str) -> None:
     (want,) = compile(MLP, "f", "interp")(*inputs)
     (got,) = compile(MLP, "f", device)(*inputs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+QKT = """
+kernel.kernel @qkt(%q: !kernel.buffer<3x8xf32>, %k: !kernel.buffer<3x8xf32>, %out: !kernel.buffer<3x3xf32>)
+    attributes {symbols = []} {
+  %c1 = kernel.const 1 : index
+  %c2 = kernel.const 2 : index
+  %c3 = kernel.const 3 : index
+  %c4 = kernel.const 4 : index
+  %c8 = kernel.const 8 : index
+  %scale = kernel.const 0.5 : f32
+  %i = kernel.range %c3 global
+  %j = kernel.range %c4 upcast
+  %kk = kernel.range %c2 reduce
+  %ku = kernel.range %c4 unroll
+  %in = kernel.cmplt %j, %c3 : index
+  %last = kernel.sub %c3, %c1 : index
+  %jc = kernel.min %j, %last : index
+  %k4 = kernel.mul %kk, %c4 : index
+  %kx = kernel.add %k4, %ku : index
+  %i8 = kernel.mul %i, %c8 : index
+  %iq = kernel.add %i8, %kx : index
+  %x = kernel.load %q[%iq] : f32
+  %j8 = kernel.mul %jc, %c8 : index
+  %ik = kernel.add %j8, %kx : index
+  %y = kernel.load %k[%ik] : f32
+  %p = kernel.mul %x, %y : f32
+  %s = kernel.reduce add %p over %kk : f32
+  %t = kernel.reduce add %s over %ku : f32
+  %r = kernel.mul %t, %scale : f32
+  %i3 = kernel.mul %i, %c3 : index
+  %io = kernel.add %i3, %jc : index
+  kernel.store %out[%io], %r, %in
+}
+"""
+"""q @ k^T as attention's first kernel is scheduled: 4 columns padded from 3 (so each column's store is gated
+and stored lane by lane), k split into a loop of 2 and 4 unrolled lanes summed after it."""
+
+
+def test_unrolled_k_lanes_are_vector_accumulators_made_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kiln.lowering.linearize.vector_alu import AluVectorizer
+
+    packed = []
+    pack = AluVectorizer._accumulators
+    monkeypatch.setattr(AluVectorizer, "_accumulators", lambda self, *a: packed.append(pack(self, *a)) or packed[-1])
+    k = linearize(QKT)
+    accs = [op for op in ops_of(k) if isinstance(op, U.DefineAccOp)]
+    assert len(accs) == 4 and all(is_vector(a.results[0].type.value_type) for a in accs)  # type: ignore[attr-defined]
+    assert not any(packed)  # the instantiator made them vectors: nothing left for vector_alu to pack
+    rng = np.random.default_rng(5)
+    q, kk = (rng.standard_normal((3, 8)).astype(np.float32) for _ in range(2))
+    out = np.zeros((3, 3), np.float32)
+    launch(k, [q.reshape(-1), kk.reshape(-1), out.reshape(-1)])
+    np.testing.assert_allclose(out, q @ kk.T * 0.5, rtol=1e-5, atol=1e-6)
+
+
+def test_index_slopes_along_the_row_range_come_from_the_kernel_ops() -> None:
+    """A row's accesses are one vector access without making each lane's index where the kernel's index math
+    grows by 1 along the row's range (``Instantiator._slope``); a clamp or another step leaves the symbolic
+    proof over the lanes to decide."""
+    from kiln.capabilities.description import target_for_pass
+    from kiln.lowering.linearize.instantiate import Instantiator
+
+    from kernel_ir import parse_kernel
+
+    kernel = parse_kernel(TILE)
+    inst = Instantiator(kernel, target_for_pass("convert-kernel-to-uop", "cpu-llvm"))
+    values = {v.name_hint: v for op in kernel.body.block.ops for v in op.results}
+    u = values["u"]
+    assert [inst._slope(values[n], u) for n in ("col", "ib", "io", "ia", "j4")] == [1, 1, 1, 0, 0]
+    qkt = parse_kernel(QKT)
+    inst = Instantiator(qkt, target_for_pass("convert-kernel-to-uop", "cpu-llvm"))
+    values = {v.name_hint: v for op in qkt.body.block.ops for v in op.results}
+    assert inst._slope(values["jc"], values["j"]) is None  # min(j, 2): a padded column's clamp
+    assert inst._slope(values["j8"], values["j"]) is None
+    assert [inst._slope(values[n], values["ku"]) for n in ("kx", "iq", "ik")] == [1, 1, 1]
+
+
+CHUNKED = """
+kernel.kernel @chunked(%x: !kernel.buffer<10xf32>, %out: !kernel.buffer<10xf32>) attributes {symbols = []} {
+  %c2 = kernel.const 2 : index
+  %c8 = kernel.const 8 : index
+  %j = kernel.range %c2 upcast
+  %u = kernel.range %c8 upcast
+  %j8 = kernel.mul %j, %c8 : index
+  %col = kernel.add %j8, %u : index
+  %lane = kernel.mod %col, %c8 : index
+  %chunk = kernel.sub %col, %lane : index
+  %start = kernel.min %chunk, %c2 : index
+  %index = kernel.add %start, %lane : index
+  %wrapped = kernel.mod %u, %c2 : index
+  %v = kernel.load %x[%index] : f32
+  kernel.store %out[%index], %v
+}
+"""
+"""10 columns as two chunks of 8, the second shifted back to start at 2 (how padto + upcast cover a padded
+column range): along ``u`` the index steps by 1, though it goes through a ``mod`` and a ``min``."""
+
+
+def test_a_chunked_padded_index_steps_by_one_along_its_lanes() -> None:
+    from kiln.capabilities.description import target_for_pass
+    from kiln.lowering.linearize.instantiate import Instantiator
+
+    from kernel_ir import parse_kernel
+
+    kernel = parse_kernel(CHUNKED)
+    inst = Instantiator(kernel, target_for_pass("convert-kernel-to-uop", "cpu-c"))
+    values = {v.name_hint: v for op in kernel.body.block.ops for v in op.results}
+    u = values["u"]
+    assert [inst._slope(values[n], u) for n in ("lane", "chunk", "start", "index")] == [1, 0, 0, 1]
+    assert inst._slope(values["wrapped"], u) is None  # u mod 2 wraps within u's range
+    k = linearize(CHUNKED, "cpu-c")
+    assert [op.result.type for op in ops_of(k) if isinstance(op, U.LoadOp)] == [VectorType(k.params()[0].result.type.element_type, [8])] * 2  # type: ignore[attr-defined]
+    x, out = np.arange(10, dtype=np.float32), np.zeros(10, np.float32)
+    launch(k, [x, out])
+    np.testing.assert_array_equal(out, x)
+
