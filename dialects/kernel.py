@@ -444,6 +444,12 @@ ALU = make_alu_ops("kernel")
 CastOp, BitcastOp = make_conversion_ops("kernel")
 ConstOp = make_const_op("kernel")
 
+
+def int_constant(v: SSAValue) -> int | None:
+    """The value of ``v`` when an integer ``kernel.const`` makes it (a constant size, step or index), else None."""
+    owner = v.owner
+    return owner.value.value.data if isinstance(owner, ConstOp) and isinstance(owner.value, IntegerAttr) else None
+
 Kernel = Dialect(
     "kernel",
     [KernelOp, RangeOp, ReduceOp, LoadOp, StoreOp, SymbolOp, AllocOp, LaunchOp, CastOp, BitcastOp, ConstOp, *ALU.values()],

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
@@ -66,8 +66,8 @@ def affine(v: SSAValue, memo: dict[SSAValue, Affine | None]) -> Affine | None:
     form: Affine | None = None
     if isinstance(op, K.RangeOp) or (kind in ("idiv", "mod") and merged_part(v) is not None):
         form = {v: 1}, 0
-    elif isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
-        form = {}, op.value.value.data
+    elif (c := K.int_constant(v)) is not None:
+        form = {}, c
     elif kind in ("add", "mul"):
         parts = [affine(o, memo) for o in op.operands]  # type: ignore[union-attr]
         if None not in parts:
@@ -88,8 +88,7 @@ def merged_part(v: SSAValue) -> tuple[str, K.RangeOp, int] | None:
     if kind not in ("idiv", "mod"):
         return None
     r, n = op.operands  # type: ignore[union-attr]
-    divisor = n.owner.value.value.data if isinstance(n.owner, K.ConstOp) and isinstance(n.owner.value, IntegerAttr) \
-        else 0
+    divisor = K.int_constant(n) or 0
     return (kind, r.owner, divisor) if isinstance(r.owner, K.RangeOp) and divisor > 0 else None
 
 

@@ -35,7 +35,7 @@ from xdsl.passes import ModulePass
 from kiln.dialects import uop as U
 from kiln.dialects.alu import alu_kind
 from kiln.dialects.types import itemsize
-from kiln.passes.uop_prefetch_next_row import LINE_BYTES, _alu, _clone, _const, _end, _RowKernel
+from kiln.passes.uop_prefetch_next_row import LINE_BYTES, RowKernel, alu_op, clone_before, index_constant, loop_end
 from kiln.support.statistics import Statistic
 
 MAX_BLOCK_BYTES = 16384
@@ -65,7 +65,7 @@ class UopPrefetchNextBlock(ModulePass):
             vectors = [o for o in kernel.body.block.ops if isinstance(o, U.VectorizeOp)]
             if not vectors:
                 continue
-            rows = _RowKernel(kernel)
+            rows = RowKernel(kernel)
             done: set[U.RangeOp] = set()
             for vector in vectors:
                 found = _block_read(rows, vector)
@@ -73,7 +73,7 @@ class UopPrefetchNextBlock(ModulePass):
                     _prefetch(kernel, *found)
                     done.add(found[0])
                     PREFETCHED.bump()
-                    rows = _RowKernel(kernel)  # the new ops have no scope yet
+                    rows = RowKernel(kernel)  # the new ops have no scope yet
 
 
 def _affine(value: SSAValue, memo: dict[SSAValue, Affine | None]) -> Affine | None:
@@ -82,7 +82,7 @@ def _affine(value: SSAValue, memo: dict[SSAValue, Affine | None]) -> Affine | No
         return memo[value]
     owner = value.owner
     form: Affine | None = None
-    if (c := _const(value)) is not None:
+    if (c := index_constant(value)) is not None:
         form = {}, c
     elif not isinstance(owner, Operation) or isinstance(owner, U.RangeOp | U.ParamOp | U.SpecialOp):
         form = {value: 1}, 0
@@ -100,7 +100,7 @@ def _affine(value: SSAValue, memo: dict[SSAValue, Affine | None]) -> Affine | No
     return form
 
 
-def _block_read(rows: _RowKernel, vector: U.VectorizeOp) -> tuple[U.RangeOp, U.RangeOp, U.LoadOp, int] | None:
+def _block_read(rows: RowKernel, vector: U.VectorizeOp) -> tuple[U.RangeOp, U.RangeOp, U.LoadOp, int] | None:
     """(``R``, ``L``, the first lane's load, the block's elements) for a transposing read of whole blocks."""
     loads = list(vector.elements)
     if len(loads) < 2 or not all(isinstance(v.owner, U.LoadOp) for v in loads):
@@ -127,7 +127,7 @@ def _block_read(rows: _RowKernel, vector: U.VectorizeOp) -> tuple[U.RangeOp, U.R
         scope = rows.scope[scope]
     for depth in range(1, len(chain)):
         inner, outer = chain[:depth], chain[depth]  # inner[-1] is L, directly inside R
-        trips = [_const(r.hi) if _const(r.lo) == 0 else None for r in inner]
+        trips = [index_constant(r.hi) if index_constant(r.lo) == 0 else None for r in inner]
         if None in trips:
             return None
         dims = sorted([(coefficients.get(r.result, 0), t) for r, t in zip(inner, trips)] + [(step, len(ops))])
@@ -147,7 +147,7 @@ def _prefetch(kernel: U.UopKernelOp, outer: U.RangeOp, loop: U.RangeOp, load: U.
     assert body_start is not None
     kernel_block = kernel.body.block
     line = LINE_BYTES // itemsize(load.result.type)
-    trip = _const(loop.hi)
+    trip = index_constant(loop.hi)
     assert trip is not None
 
     def emit(op: Operation) -> SSAValue:
@@ -158,17 +158,17 @@ def _prefetch(kernel: U.UopKernelOp, outer: U.RangeOp, loop: U.RangeOp, load: U.
         return emit(U.ConstOp.from_number(n, IndexType()))
 
     zero = const(0)
-    mapping = {outer.result: emit(_alu("add", outer.result, const(BLOCKS_AHEAD))), loop.result: zero}
+    mapping = {outer.result: emit(alu_op("add", outer.result, const(BLOCKS_AHEAD))), loop.result: zero}
     body: set[Operation] = set()
     op: Operation | None = body_start
-    end = _end(outer)
+    end = loop_end(outer)
     while op is not None and op is not end:  # what the clone must compute anew: the loops inside R from L on
         body.add(op)
         if isinstance(op, U.RangeOp):
             mapping[op.result] = zero
         op = op.next_op
-    start = _clone(kernel_block, load.index, mapping, body, body_start)
-    at = emit(_alu("add", start, emit(_alu("mul", loop.result, const(block // trip)))))
+    start = clone_before(kernel_block, load.index, mapping, body, body_start)
+    at = emit(alu_op("add", start, emit(alu_op("mul", loop.result, const(block // trip)))))
     for m in range(block // trip // line):
-        index = at if m == 0 else emit(_alu("add", at, const(m * line)))
+        index = at if m == 0 else emit(alu_op("add", at, const(m * line)))
         kernel_block.insert_op_before(U.PrefetchOp(load.ptr, index), body_start)

@@ -70,21 +70,25 @@ class UopPrefetchNextRow(ModulePass):
             if any(isinstance(o, U.DefineLocalOp | U.BarrierOp) for o in ops):
                 continue
             cut: set[U.RangeOp] = set()
-            for outer, loop, load in _RowKernel(kernel).candidates():
+            for outer, loop, load in RowKernel(kernel).candidates():
                 if outer not in cut:  # a loop just cut no longer exists as the outer loop of another candidate
                     _rewrite(kernel, outer, loop, load)
                     cut.add(loop)
                     PREFETCHED.bump()
 
 
-def _const(value: SSAValue) -> int | None:
+def index_constant(value: SSAValue) -> int | None:
+    """The value of an index ``uop.const``, else None."""
     owner = value.owner
     if isinstance(owner, U.ConstOp) and isinstance(value.type, IndexType):
         return owner.value.value.data  # type: ignore[attr-defined]
     return None
 
 
-class _RowKernel:
+class RowKernel:
+    """A kernel's ops with the loop or ``if`` each sits in (``scope``) and the buffers it stores to (``written``);
+    shared with ``uop-prefetch-next-block``."""
+
     def __init__(self, kernel: U.UopKernelOp):
         self.block = kernel.body.block
         self.scope: dict[Operation, Operation | None] = {}
@@ -111,8 +115,9 @@ class _RowKernel:
         return found
 
     def _pair(self, outer: U.RangeOp, first: U.RangeOp, second: U.RangeOp) -> tuple[U.RangeOp, U.LoadOp] | None:
-        lo, hi = _const(second.lo), _const(second.hi)
-        if lo is None or hi is None or (_const(first.lo), _const(first.hi)) != (lo, hi) or not self._heavy(second):
+        lo, hi = index_constant(second.lo), index_constant(second.hi)
+        same_bounds = (index_constant(first.lo), index_constant(first.hi)) == (lo, hi)
+        if lo is None or hi is None or not same_bounds or not self._heavy(second):
             return None
         for load in self._row_loads(outer, second):
             size = itemsize(load.result.type)
@@ -144,7 +149,7 @@ class _RowKernel:
             if value == loop.result:
                 return r
             owner = value.owner
-            if (c := _const(value)) is not None:
+            if (c := index_constant(value)) is not None:
                 return S.const(c)
             if isinstance(owner, U.RangeOp | U.ParamOp | U.SpecialOp) or not isinstance(owner, Operation):
                 return S.Var(f"v{id(value)}", S.INDEX_MIN, S.INDEX_MAX)
@@ -168,7 +173,7 @@ def _rewrite(kernel: U.UopKernelOp, outer: U.RangeOp, loop: U.RangeOp, load: U.L
     block = kernel.body.block
     chunk = CHUNK_BYTES // itemsize(load.result.type)
     line = max(1, LINE_BYTES // itemsize(load.result.type))
-    lo, hi = _const(loop.lo), _const(loop.hi)
+    lo, hi = index_constant(loop.lo), index_constant(loop.hi)
     assert lo is not None and hi is not None
 
     constants: dict[int, SSAValue] = {}
@@ -186,24 +191,24 @@ def _rewrite(kernel: U.UopKernelOp, outer: U.RangeOp, loop: U.RangeOp, load: U.L
 
     zero, one = const(0), const(1)
     chunks = before(U.RangeOp(zero, const((hi - lo) // chunk)))
-    start = before(_alu("mul", chunks, const(chunk)))
+    start = before(alu_op("mul", chunks, const(chunk)))
     if lo:
-        start = before(_alu("add", start, const(lo)))
+        start = before(alu_op("add", start, const(lo)))
     lines = before(U.RangeOp(zero, const(chunk // line)))
-    element = before(_alu("add", start, before(_alu("mul", lines, const(line)))))
-    next_row = before(_alu("add", outer.result, one))
-    end = _end(loop)
+    element = before(alu_op("add", start, before(alu_op("mul", lines, const(line)))))
+    next_row = before(alu_op("add", outer.result, one))
+    end = loop_end(loop)
     body: set[Operation] = set()
     op = loop.next_op
     while op is not end:
         body.add(op)
         op = op.next_op
-    index = _clone(block, load.index, {loop.result: element, outer.result: next_row}, body, loop)
+    index = clone_before(block, load.index, {loop.result: element, outer.result: next_row}, body, loop)
     block.insert_op_before(U.PrefetchOp(load.ptr, index), loop)
     block.insert_op_before(U.EndOp(lines), loop)
     inner = U.RangeOp(zero, const(chunk))
     block.insert_op_before(inner, loop)
-    position = before(_alu("add", start, inner.result))
+    position = before(alu_op("add", start, inner.result))
     end.operands[0] = inner.result
     block.insert_op_after(U.EndOp(chunks), end)
     loop.result.replace_all_uses_with(position)
@@ -211,16 +216,17 @@ def _rewrite(kernel: U.UopKernelOp, outer: U.RangeOp, loop: U.RangeOp, load: U.L
     loop.erase()
 
 
-def _alu(kind: str, lhs: SSAValue, rhs: SSAValue) -> Operation:
+def alu_op(kind: str, lhs: SSAValue, rhs: SSAValue) -> Operation:
+    """A ``uop`` ALU op of ``kind`` over two operands."""
     return U.ALU[kind](lhs, rhs)  # type: ignore[call-arg]
 
 
-def _end(loop: U.RangeOp) -> Operation:
+def loop_end(loop: U.RangeOp) -> Operation:
     """The ``uop.end`` closing ``loop``."""
     return next(u.operation for u in loop.result.uses if isinstance(u.operation, U.EndOp))
 
 
-def _clone(block: Block, value: SSAValue, mapping: dict[SSAValue, SSAValue], body: set[Operation],
+def clone_before(block: Block, value: SSAValue, mapping: dict[SSAValue, SSAValue], body: set[Operation],
            before: Operation) -> SSAValue:
     """``value`` computed before ``before`` with ``mapping`` applied: the index arithmetic between it and the
     mapped values, and what of it ``body`` computes, is cloned; the rest is used as it is."""
@@ -229,7 +235,7 @@ def _clone(block: Block, value: SSAValue, mapping: dict[SSAValue, SSAValue], bod
     owner = value.owner
     if not isinstance(owner, Operation) or not owner.has_trait(Pure) or isinstance(owner, U.RangeOp):
         return value
-    operands = [_clone(block, v, mapping, body, before) for v in owner.operands]
+    operands = [clone_before(block, v, mapping, body, before) for v in owner.operands]
     if operands == list(owner.operands) and owner not in body:
         return value
     clone = owner.clone(value_mapper=dict(zip(owner.operands, operands, strict=True)))

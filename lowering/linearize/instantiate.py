@@ -21,12 +21,12 @@ bounds guard where barriers forbid an ``if`` around the code, and ``local_id == 
 from __future__ import annotations
 
 import itertools
-from math import gcd
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import reduce as fold
+from math import gcd
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
@@ -411,7 +411,7 @@ class Instantiator:
                     slope = slopes[0] + slopes[1] if kind == "add" else slopes[0] - slopes[1]  # type: ignore[operator]
                 elif kind == "mul":
                     for c, inner in ((operands[0], slopes[1]), (operands[1], slopes[0])):
-                        factor = _index_constant(c)
+                        factor = K.int_constant(c)
                         if factor is not None and inner is not None:
                             slope = factor * inner
                             break
@@ -422,7 +422,7 @@ class Instantiator:
 
     def _slope_of_mod(self, op: AluOp, u: SSAValue) -> int | None:
         """The slope of ``a mod c`` along ``u`` when it is ``s*u`` over u's range (``_slope``), else None."""
-        c, form, size = _index_constant(op.operands[1]), self._form(op.operands[0], u), self.ranges[u].const_size
+        c, form, size = K.int_constant(op.operands[1]), self._form(op.operands[0], u), self.ranges[u].const_size
         if c is None or c <= 0 or form is None or size is None:
             return None
         s, divisor = form
@@ -436,14 +436,14 @@ class Instantiator:
         op = x.owner
         if isinstance(op, K.RangeOp):
             return 0, 1
-        if (c := _index_constant(x)) is not None:
+        if (c := K.int_constant(x)) is not None:
             return (0, c) if c >= 0 else None
         if isinstance(op, AluOp) and op.alu_kind == "add":
             a, b = (self._form(o, u) for o in op.operands)
             return (a[0] + b[0], gcd(a[1], b[1])) if a is not None and b is not None else None
         if isinstance(op, AluOp) and op.alu_kind == "mul":
             for c_value, other in (op.operands, reversed(op.operands)):
-                factor = _index_constant(c_value)
+                factor = K.int_constant(c_value)
                 if factor is not None and factor >= 0 and (inner := self._form(other, u)) is not None:
                     return factor * inner[0], factor * inner[1]
         return None
@@ -646,11 +646,3 @@ class Instantiator:
         else:
             lo, hi = -(2 ** (width - 1)), 2 ** (width - 1) - 1
         return self.program.const(lo if kind == "max" else hi, t)
-
-
-def _index_constant(x: SSAValue) -> int | None:
-    """The value of ``x`` when it is an integer ``kernel.const``."""
-    op = x.owner
-    if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from kiln.dialects import kernel as K
@@ -58,10 +58,7 @@ def kind(r: K.RangeOp) -> AxisKind:
 
 def const_size(r: K.RangeOp) -> int | None:
     """The size of a range with a constant size, else None (a symbolic dim)."""
-    owner = r.size.owner
-    if isinstance(owner, K.ConstOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
+    return K.int_constant(r.size)
 
 
 def symbol_names(kernel: K.KernelOp) -> list[str]:
@@ -102,18 +99,13 @@ def size_multiple(r: K.RangeOp) -> int:
         return n
     owner = r.size.owner
     if isinstance(owner, AluOp) and owner.alu_kind == "mul":
-        return math.prod(_const(v) or 1 for v in owner.operands)
+        return math.prod(K.int_constant(v) or 1 for v in owner.operands)
     return 1
-
-
-def _const(v: SSAValue) -> int | None:
-    owner = v.owner
-    return owner.value.value.data if isinstance(owner, K.ConstOp) and isinstance(owner.value, IntegerAttr) else None
 
 
 def size_text(v: SSAValue, symbols: list[str]) -> str:
     """A range size as ``kiln.support.symbolic`` size text over the kernel's symbolic dims."""
-    if (n := _const(v)) is not None:
+    if (n := K.int_constant(v)) is not None:
         return str(n)
     if isinstance(v, BlockArgument):
         index_args = [a for a in v.owner.args if not isinstance(a.type, K.BufferType)]
@@ -216,8 +208,8 @@ class Strides:
 
     def _make(self, v: SSAValue) -> S.Expr:
         op = v.owner
-        if isinstance(op, K.ConstOp) and isinstance(op.value, IntegerAttr):
-            return S.Const(op.value.value.data)
+        if (c := K.int_constant(v)) is not None:
+            return S.Const(c)
         builders = {"add": S.add, "sub": S.sub, "mul": S.mul, "idiv": S.cdiv, "mod": S.cmod}
         if isinstance(op, AluOp) and op.alu_kind in builders:
             return builders[op.alu_kind](*(self._expr(o) for o in op.operands))
