@@ -51,12 +51,13 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from kiln.support import cache
 from kiln.support.errors import CompileError, KilnError
 from kiln.targets.loaded import LoadedKernels
-from kiln.capabilities.description import host_cpu
+from kiln.capabilities.description import host_cpu, usable_cores
 
 GCC_FLAGS = ("-O3", "-march=native", "-ffp-contract=fast", "-fno-trapping-math", "-fno-tree-loop-vectorize",
              "-ftree-loop-if-convert", "-fschedule-insns", "-fsched-pressure", "-fira-region=one", "-std=c11")
@@ -134,25 +135,56 @@ def compile_c(source: str, flags: str | Sequence[str] | None = None) -> Path:
 
 def load_c(source: str, names: Iterable[str], flags: str | Sequence[str] | None = None) -> LoadedKernels:
     """Compile (or fetch from the cache) ``source`` and return the addresses of the functions ``names``."""
-    path = compile_c(source, flags)
+    return load_c_units([source], names, flags)
+
+
+def load_c_units(sources: Sequence[str], names: Iterable[str], flags: str | Sequence[str] | None = None) -> LoadedKernels:
+    """Compile (or fetch from the cache) each translation unit of ``sources`` into a shared library of its own,
+    side by side (one C compiler per usable core: gcc uses one), and return the addresses of the functions
+    ``names`` across them. The handle keeps every library loaded."""
+    sources = list(sources)
+    paths = _compile_all(sources, flags)
+    libraries = [_open(source, path, flags) for source, path in zip(sources, paths)]
+    addresses = {}
+    for name in dict.fromkeys(names):
+        found = [lib for lib in libraries if hasattr(lib, name)]
+        if not found:
+            raise CompileError(f"the compiled C library has no function '{name}'")
+        addresses[name] = ctypes.cast(getattr(found[0], name), ctypes.c_void_p).value
+    return LoadedKernels(addresses, libraries[0] if len(libraries) == 1 else tuple(libraries))
+
+
+def _compile_all(sources: list[str], flags: str | Sequence[str] | None) -> list[Path]:
+    """``compile_c`` of every source, in parallel threads when there are several and cores to spare (each
+    thread waits on its compiler process). Every unit is built even when one fails; the first error is raised."""
+    parallel = min(len(sources), usable_cores())
+    if parallel <= 1:
+        return [compile_c(source, flags) for source in sources]
+    with ThreadPoolExecutor(parallel, thread_name_prefix="kiln-cc") as pool:
+        # largest first, so that a long unit does not start last
+        order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
+        futures = {i: pool.submit(compile_c, sources[i], flags) for i in order}
+        wait(futures.values())
+    for future in futures.values():
+        if (error := future.exception()) is not None:
+            raise error
+    return [futures[i].result() for i in range(len(sources))]
+
+
+def _open(source: str, path: Path, flags: str | Sequence[str] | None) -> ctypes.CDLL:
+    """The loaded library at ``path``, built from ``source``: a damaged cache entry is rebuilt once; a library
+    built outside the cache has its folder removed once loaded."""
     try:
-        library = ctypes.CDLL(str(path))
+        return ctypes.CDLL(str(path))
     except OSError:
         if not _is_cached(path):
             raise
         cache.remove(path)  # a damaged cache entry: rebuild it once
         path = compile_c(source, flags)
-        library = ctypes.CDLL(str(path))
+        return ctypes.CDLL(str(path))
     finally:
         if not _is_cached(path):
             shutil.rmtree(path.parent, ignore_errors=True)
-    addresses = {}
-    for name in dict.fromkeys(names):
-        try:
-            addresses[name] = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
-        except AttributeError:
-            raise CompileError(f"the compiled C library has no function '{name}'") from None
-    return LoadedKernels(addresses, library)
 
 
 def _is_cached(path: Path) -> bool:

@@ -35,6 +35,7 @@ import llvmlite.binding as llvm
 
 from kiln.support import cache
 from kiln.support.errors import CompileError
+from kiln.targets.grouping import consecutive_groups
 from kiln.targets.llvm import workers
 from kiln.targets.loaded import ENTRY_SUFFIX, LoadedKernels
 from kiln.capabilities.description import host_cpu
@@ -161,19 +162,10 @@ def _groups(functions: list[list[str]]) -> list[list[list[str]]]:
     """``functions`` in order, cut into groups of about equal length, each about ``UNIT_LINES`` lines; one group
     when they have at most ``2 * UNIT_LINES``."""
     total = sum(len(f) for f in functions)
-    if not functions:
-        return []
     if total <= 2 * UNIT_LINES:
-        return [functions]
-    size = total / round(total / UNIT_LINES)
-    groups: list[list[list[str]]] = [[]]
-    done = 0
-    for f in functions:
-        if groups[-1] and done + len(f) / 2 > size * len(groups):
-            groups.append([])
-        groups[-1].append(f)
-        done += len(f)
-    return groups
+        return [functions] if functions else []
+    groups = consecutive_groups([len(f) for f in functions], round(total / UNIT_LINES))
+    return [[functions[i] for i in group] for group in groups]
 
 
 _INTERNAL = re.compile(r"define\s+(internal|private)\b")
