@@ -122,6 +122,12 @@ def check(name: str, runner: str, got: np.ndarray, want: np.ndarray) -> None:
         raise SystemExit(f"{name}: {runner} is wrong (relative error {error:.2e})")
 
 
+def launch_count(launches: list) -> str:
+    """The program's launches, with how many of them run joined to the launch before (one barrier for the group)."""
+    joined = sum(1 for launch in launches if launch.joined)
+    return f"{len(launches)} ({joined})" if joined else str(len(launches))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu-llvm")
@@ -152,13 +158,13 @@ def main() -> None:
         runners = {"numpy": lambda: case.numpy(*arrays), "onnxruntime": ort_run, f"kiln {args.device}": lambda: fn(*tensors)}
         measured = measure(name, runners, args.rounds, args.repeat)
         ort_s = measured["onnxruntime"][0]
-        launches = len(fn.compiled[0].program.launches) if fn.compiled[0].program else ""
+        launches = launch_count(fn.compiled[0].program.launches) if fn.compiled[0].program else ""
         for runner, (s, best) in measured.items():
             rows.append([name, runner, s * 1e3, best * 1e3, case.flops / s / 1e9, ort_s / s,
                          launches if runner.startswith("kiln") else ""])
     print_table(
         f"single kernels; x ort = onnxruntime median / runner median; onnxruntime {args.threads} threads",
-        ["kernel", "runner", "median ms", "best ms", "GFLOP/s", "x ort", "launches"],
+        ["kernel", "runner", "median ms", "best ms", "GFLOP/s", "x ort", "launches (joined)"],
         rows,
     )
 
