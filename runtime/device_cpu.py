@@ -34,8 +34,9 @@ def load_kernels(artifact: KernelsArtifact, names: list[str]) -> LoadedKernels:
 
         return load_llvm(artifact.source, names)
     if artifact.target == "cpu-c":
+        from kiln.capabilities.description import usable_cores
         from kiln.targets.c.toolchain import load_c_units
         from kiln.targets.c.units import split_units
 
-        return load_c_units(split_units(artifact.source), names)
+        return load_c_units(split_units(artifact.source, usable_cores()), names)
     raise KilnError(f"the CPU devices cannot load kernels for target '{artifact.target}'")

@@ -6,9 +6,10 @@ prelude, the assembler and the linker: ~25 ms for an empty library here). So a s
 units of whole kernels, about ``UNIT_LINES`` lines each and at least two, which ``toolchain.load_c_units``
 compiles in parallel, each into a shared library of its own: every unit repeats the source's prelude (its
 ``static`` helpers and typedefs) and holds its kernels with their entries (``entry_name``). A source below
-``SPLIT_MIN_LINES`` of kernels stays one unit. The cut depends on the source alone, so a unit's library (and its
-cache entry) is the same on any machine and for any core count; a unit's first line names its kernels, as the
-whole source's does.
+``SPLIT_MIN_LINES`` of kernels stays one unit, as does every source where only one compiler can run at a time
+(one usable core: ``KILN_THREADS=1``), since there the units' fixed costs only add up. Beyond that the cut depends
+on the source alone, so a unit's library (and its cache entry) is the same for any core count; a unit's first
+line names its kernels, as the whole source's does.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ HEADER = "// kiln -t c: "
 _KERNEL = re.compile(r"^(?:KILN_LOOP_VECTORIZE )?void (\w+)\(", re.MULTILINE)
 
 
-def split_units(source: str) -> list[str]:
-    """``source`` as the translation units it is compiled as (``source`` itself when it stays one)."""
+def split_units(source: str, parallel: int) -> list[str]:
+    """``source`` as the translation units it is compiled as with ``parallel`` compilers at a time (``source``
+    itself when it stays one)."""
+    if parallel < 2:
+        return [source]
     starts = [m for m in _KERNEL.finditer(source) if not m.group(1).endswith(ENTRY_SUFFIX)]
     if not source.startswith(HEADER) or not starts:
         return [source]

@@ -29,17 +29,22 @@ def program(*kernels: tuple[str, int]) -> str:
 
 def test_a_small_source_stays_one_unit() -> None:
     source = program(("a", 50), ("b", 60))
-    assert units.split_units(source) == [source]
+    assert units.split_units(source, 2) == [source]
+
+
+def test_one_core_compiles_one_unit() -> None:
+    source = program(("a", 120), ("b", 130))
+    assert units.split_units(source, 1) == [source] and len(units.split_units(source, 2)) == 2
 
 
 def test_a_foreign_source_stays_one_unit() -> None:
     source = "void f(void) {}\n" + "void g(void) {}\n" * 500
-    assert units.split_units(source) == [source]
+    assert units.split_units(source, 2) == [source]
 
 
 def test_units_hold_whole_kernels_with_their_entries_and_the_prelude() -> None:
     source = program(("a", 120), ("b", 30), ("c", 110), ("d", 20))
-    parts = units.split_units(source)
+    parts = units.split_units(source, 2)
     assert len(parts) == 2
     prelude = source.split("\n", 1)[1].split("void a(")[0]
     assert parts[0].startswith(units.HEADER + "a, b\n" + prelude)
@@ -50,7 +55,7 @@ def test_units_hold_whole_kernels_with_their_entries_and_the_prelude() -> None:
 
 def test_big_sources_get_about_unit_lines_each() -> None:
     source = program(*[(f"k{i}", 100) for i in range(50)])
-    parts = units.split_units(source)
+    parts = units.split_units(source, 2)
     assert len(parts) == round(5000 / units.UNIT_LINES)
     sizes = [p.count("\n") for p in parts]
     assert max(sizes) - min(sizes) <= 100
@@ -60,7 +65,7 @@ def test_units_load_as_one_program(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
     source = program(("a", 120), ("b", 30), ("c", 110))
     names = ["a", "b", "c", "a__entry", "c__entry"]
-    loaded = toolchain.load_c_units(units.split_units(source), names)
+    loaded = toolchain.load_c_units(units.split_units(source, 2), names)
     assert set(loaded.addresses) == set(names) and len(set(loaded.addresses.values())) == len(names)
     assert isinstance(loaded.handle, tuple) and len(loaded.handle) == 2
     assert len(list((tmp_path / toolchain.LIBRARY_NAMESPACE).glob("*.so"))) == 2  # one cache entry per unit
@@ -68,7 +73,7 @@ def test_units_load_as_one_program(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 def test_an_error_in_one_unit_is_the_compilers_message(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
-    good, bad = units.split_units(program(("a", 120), ("b", 130)))
+    good, bad = units.split_units(program(("a", 120), ("b", 130)), 2)
     with pytest.raises(CompileError, match=r"(?s)C compilation failed.*kernels\.c:\d+:\d+: error: 'nope' undeclared"):
         toolchain.load_c_units([good, bad.replace("p[3] +=", "nope +=")], ["a", "b"])
 
@@ -82,7 +87,7 @@ def test_a_split_program_computes_what_numpy_does(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("KILN_THREADS", threads)
     text = (EXAMPLES / "mlp.mlir").read_text()
     spec = compile_program(text, "mlp", "cpu-c")
-    assert len(units.split_units(spec.kernels.source)) == 2  # the heuristic's register tiles: two units
+    assert len(units.split_units(spec.kernels.source, int(threads))) == int(threads)  # one unit per core here
     rng = np.random.default_rng(0)
     args = [rng.standard_normal(s, dtype=np.float32) for s in [(37, 64), (64, 128), (128,), (128, 10), (10,)]]
     x, w1, b1, w2, b2 = args
@@ -107,5 +112,5 @@ def test_units_compile_side_by_side(monkeypatch: pytest.MonkeyPatch, tmp_path: P
             running[0] -= 1
 
     monkeypatch.setattr(subprocess, "run", counting_run)
-    toolchain.load_c_units(units.split_units(program(("a", 300), ("b", 300))), ["a", "b"])
+    toolchain.load_c_units(units.split_units(program(("a", 300), ("b", 300)), 2), ["a", "b"])
     assert most[0] == 2
