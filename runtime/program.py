@@ -687,6 +687,25 @@ class Executable:
         chunks = self._pool.split(grid, work, joined=len(group) > 1)
         return [tuple((lo * extent // grid, hi * extent // grid) for lo, hi in chunks) for extent in extents]
 
+    def _chunk_slots(
+        self, groups: Sequence[Sequence[int]], group_ranges: Sequence[Sequence[tuple[Range, ...]]]
+    ) -> dict[int, tuple[int, dict[int, int]]]:
+        """Per chunk-local buffer: the bytes of each thread's slot (the longest chunk's slice, and up to 63 bytes
+        before it, where the runner's moved pointer keeps the buffer's alignment), and the bytes of it per core
+        index of each launch of its group."""
+        local = {}
+        for b, span in self._chunk_local.items():
+            step = self._lifetimes[self._intermediates.index(b)][0]  # type: ignore[index]
+            span_bytes = span * to_numpy(self._buffers[b].dtype).itemsize
+            extents = [ranges[-1][1] for ranges in group_ranges[step]]
+            if 0 in extents or any(span_bytes % e for e in extents):
+                continue  # an empty launch, or not the compiler's span: the whole buffer
+            per_index = {k: span_bytes // e for k, e in zip(groups[step], extents)}
+            longest = max((hi - lo) * per_index[k] for k, ranges in zip(groups[step], group_ranges[step])
+                          for lo, hi in ranges)
+            local[b] = (align_up(longest + ALIGNMENT - 1, ALIGNMENT), per_index)
+        return local
+
     def _plan(self, key: tuple[int, ...]) -> _Plan:
         if (known := self._plans.get(key)) is not None:
             return known
@@ -704,20 +723,7 @@ class Executable:
 
         groups = self._groups()
         group_ranges = [self._chunks([self.spec.launches[k] for k in group], env) for group in groups]
-        # a chunk-local buffer: per thread, a slot for the longest chunk's slice (and up to 63 bytes before it,
-        # where its runner-made base pointer keeps the buffer's alignment); (slot bytes, bytes per core index of
-        # each launch of its group)
-        local: dict[int, tuple[int, dict[int, int]]] = {}
-        for b, span in self._chunk_local.items():
-            step = self._lifetimes[self._intermediates.index(b)][0]  # type: ignore[index]
-            span_bytes = span * to_numpy(self._buffers[b].dtype).itemsize
-            extents = [ranges[-1][1] for ranges in group_ranges[step]]
-            if 0 in extents or any(span_bytes % e for e in extents):
-                continue  # an empty launch, or not the compiler's span: the whole buffer
-            per_index = {k: span_bytes // e for k, e in zip(groups[step], extents)}
-            longest = max((hi - lo) * per_index[k] for k, ranges in zip(groups[step], group_ranges[step])
-                          for lo, hi in ranges)
-            local[b] = (align_up(longest + ALIGNMENT - 1, ALIGNMENT), per_index)
+        local = self._chunk_slots(groups, group_ranges)
         sizes = [(local[b][0] * self._pool.size if b in local else nbytes(self._buffers[b])) if self._lifetimes[i] else 0
                  for i, b in enumerate(self._intermediates)]
         offsets, arena_bytes = pack(sizes, [life or (0, 0) for life in self._lifetimes], ALIGNMENT)
