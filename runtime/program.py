@@ -689,10 +689,11 @@ class Executable:
 
     def _chunk_slots(
         self, groups: Sequence[Sequence[int]], group_ranges: Sequence[Sequence[tuple[Range, ...]]]
-    ) -> dict[int, tuple[int, dict[int, int]]]:
+    ) -> dict[int, tuple[int, dict[int, int], int]]:
         """Per chunk-local buffer: the bytes of each thread's slot (the longest chunk's slice, and up to 63 bytes
-        before it, where the runner's moved pointer keeps the buffer's alignment), and the bytes of it per core
-        index of each launch of its group."""
+        before it, where the runner's moved pointer keeps the buffer's alignment), the bytes of it per core
+        index of each launch of its group, and the slots (one per pool thread; one when the group is one chunk,
+        which the calling thread runs)."""
         local = {}
         for b, span in self._chunk_local.items():
             step = self._lifetimes[self._intermediates.index(b)][0]  # type: ignore[index]
@@ -703,7 +704,8 @@ class Executable:
             per_index = {k: span_bytes // e for k, e in zip(groups[step], extents)}
             longest = max((hi - lo) * per_index[k] for k, ranges in zip(groups[step], group_ranges[step])
                           for lo, hi in ranges)
-            local[b] = (align_up(longest + ALIGNMENT - 1, ALIGNMENT), per_index)
+            slots = self._pool.size if len(group_ranges[step][0]) > 1 else 1
+            local[b] = (align_up(longest + ALIGNMENT - 1, ALIGNMENT), per_index, slots)
         return local
 
     def _plan(self, key: tuple[int, ...]) -> _Plan:
@@ -724,7 +726,7 @@ class Executable:
         groups = self._groups()
         group_ranges = [self._chunks([self.spec.launches[k] for k in group], env) for group in groups]
         local = self._chunk_slots(groups, group_ranges)
-        sizes = [(local[b][0] * self._pool.size if b in local else nbytes(self._buffers[b])) if self._lifetimes[i] else 0
+        sizes = [(local[b][0] * local[b][2] if b in local else nbytes(self._buffers[b])) if self._lifetimes[i] else 0
                  for i, b in enumerate(self._intermediates)]
         offsets, arena_bytes = pack(sizes, [life or (0, 0) for life in self._lifetimes], ALIGNMENT)
 

@@ -88,3 +88,23 @@ def test_chunk_local_buffers_take_a_slot_per_thread(name: str, device: str, monk
     whole = type(run)(run.spec, run._kernels)
     np.testing.assert_allclose(whole(*inputs)[0], want, rtol=1e-4, atol=1e-5)
     assert not whole._chunk_local and run.last_peak_bytes < whole.last_peak_bytes
+
+
+def test_chunk_local_buffers_of_an_unsplit_group_take_one_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A joined group too small to split runs as one chunk in the calling thread: one slot per chunk-local
+    buffer (about the whole buffer, as the Python launch loop has), not one per pool thread."""
+    import kiln.runtime.threads as threads_module
+
+    fn, inputs, _ = CASES["long"]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device="cpu-llvm")
+    compiled(*inputs)
+    run = compiled.compiled[0].run
+    monkeypatch.setattr(threads_module, "PARALLEL_MIN_WORK", 1 << 62)
+    one = type(run)(run.spec, run._kernels)
+    np.testing.assert_allclose(one(*inputs)[0], want, rtol=1e-4, atol=1e-5)
+    assert one._chunk_local and all(len(ranges) == 1 for _, _, ranges, _ in one._plans[()].launches)
+    monkeypatch.setenv("KILN_PYTHON_RUNNER", "1")
+    whole = type(run)(run.spec, run._kernels)
+    whole(*inputs)
+    assert one.last_peak_bytes <= whole.last_peak_bytes + 2 * 128
