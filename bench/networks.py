@@ -15,8 +15,8 @@ count in neither. The second processes of all runners of a model stay alive toge
 ``--rounds`` rounds, each runner's ``--repeat`` calls in turn (after one untimed call and a pause), the order
 rotated every round, as ``harness.rotated_timings`` does in one process. Timed one runner after another, each
 runner saw another state of a shared machine: the attention block read 0.90x onnxruntime here where
-bench/kernels.py's interleaved rounds read 1.09x minutes later (docs/performance.md, "networks.py's attention
-row, session 13"). Per model and runner the table has:
+bench/kernels.py's interleaved rounds read 1.09x minutes later (docs/performance.md, "Attention's chunk-local
+buffers and networks.py's attention row, session 13"). Per model and runner the table has:
 
 - median ms: the median of the ``--rounds`` x ``--repeat`` warm calls (second process);
 - x ort: onnxruntime's median / the runner's (above 1: faster than onnxruntime), and its geometric mean;
