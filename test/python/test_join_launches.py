@@ -108,3 +108,28 @@ def test_chunk_local_buffers_of_an_unsplit_group_take_one_slot(monkeypatch: pyte
     whole = type(run)(run.spec, run._kernels)
     whole(*inputs)
     assert one.last_peak_bytes <= whole.last_peak_bytes + 2 * 128
+
+
+def test_chunk_local_buffers_under_concurrent_calls() -> None:
+    """Calls of one program from several threads at once: each call's chunks use its own arena's slots."""
+    import threading
+
+    fn, inputs, _ = CASES["long"]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device="cpu-llvm")
+    compiled(*inputs)
+    run = compiled.compiled[0].run
+    results: list[np.ndarray] = []
+
+    def calls() -> None:
+        for _ in range(10):
+            results.append(run(*inputs)[0].copy())
+
+    threads = [threading.Thread(target=calls) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert run._chunk_local and len(results) == 30
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
