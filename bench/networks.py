@@ -50,7 +50,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import SETTLE_S, blas_note, busy_seconds, clean_blas_env, machine_note, markdown_table, warm_up_compiler  # noqa: E402
+from harness import (  # noqa: E402
+    SETTLE_S, blas_note, busy_seconds, clean_blas_env, machine_note, markdown_table, warm_up_compiler)
 
 clean_blas_env()
 
