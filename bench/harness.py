@@ -175,12 +175,12 @@ def rotated_timings(
         for name in names[r % len(names):] + names[: r % len(names)]:
             time.sleep(SETTLE_S)
             fns[name]()
-            cpu, mine, start = _busy_seconds(), _own_seconds(), time.perf_counter()
+            cpu, mine, start = busy_seconds(), _own_seconds(), time.perf_counter()
             for _ in range(calls):
                 t = time.perf_counter()
                 fns[name]()
                 times[name].append(time.perf_counter() - t)
-            busy, own, wall = busy + _busy_seconds() - cpu, own + _own_seconds() - mine, wall + time.perf_counter() - start
+            busy, own, wall = busy + busy_seconds() - cpu, own + _own_seconds() - mine, wall + time.perf_counter() - start
     result = {n: (sorted(v)[len(v) // 2], min(v)) for n, v in times.items()}
     return result, max(0.0, busy - own) / ((os.cpu_count() or 1) * wall) if busy else None
 
@@ -198,7 +198,7 @@ def measure(
     return measured
 
 
-def _busy_seconds() -> float:
+def busy_seconds() -> float:
     """CPU seconds every process has used (the non-idle jiffies of /proc/stat); 0 where it does not exist."""
     try:
         with open("/proc/stat", encoding="ascii") as f:

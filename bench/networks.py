@@ -2,7 +2,7 @@
 cpu-c) against onnxruntime and tinygrad, measured in the same run.
 
     python bench/networks.py [--models squeezenet,resnet50,attention|all] [--devices cpu-llvm,cpu-c]
-                             [--runners kiln,onnxruntime,tinygrad] [--repeat 5] [--timeout 3600]
+                             [--runners kiln,onnxruntime,tinygrad] [--rounds 3] [--repeat 5] [--timeout 3600]
 
 The models are onnx/backend/test/data/light/*.onnx (1x3x224x224) with each weight that the light files fill by
 ConstantOfShape replaced by a random initializer (``kiln.onnx.random_weights``, seed 0), and an attention block
@@ -11,9 +11,14 @@ ConstantOfShape replaced by a random initializer (``kiln.onnx.random_weights``, 
 Every runner runs in child processes of its own, twice: the first with an empty compile cache (kiln:
 KILN_CACHE_DIR, tinygrad: CACHEDB, both a fresh temporary folder), the second with the cache that run filled.
 Both compile a tiny program first (kiln) or import their packages before the clock starts, so module imports
-count in neither. Per model and runner the table has:
+count in neither. The second processes of all runners of a model stay alive together and are timed interleaved:
+``--rounds`` rounds, each runner's ``--repeat`` calls in turn (after one untimed call and a pause), the order
+rotated every round, as ``harness.rotated_timings`` does in one process. Timed one runner after another, each
+runner saw another state of a shared machine: the attention block read 0.90x onnxruntime here where
+bench/kernels.py's interleaved rounds read 1.09x minutes later (docs/performance.md, "Attention's chunk-local
+buffers and networks.py's attention row, session 13"). Per model and runner the table has:
 
-- median ms: the median of ``--repeat`` warm calls (second process; after one warm-up call and a pause);
+- median ms: the median of the ``--rounds`` x ``--repeat`` warm calls (second process);
 - x ort: onnxruntime's median / the runner's (above 1: faster than onnxruntime), and its geometric mean;
 - compile s: kiln's import + compile, onnxruntime's session creation (first process); tinygrad compiles
   during its first call, so it has none;
@@ -25,7 +30,8 @@ count in neither. Per model and runner the table has:
 
 onnxruntime runs with intra_op_num_threads=2 (its CPU provider), kiln with its default threads (one per usable
 core: 2 here), tinygrad with DEV=CPU under TinyJit (captured on the second call; the timed calls replay it).
-A runner that fails on a model is reported in the table's notes and skipped. Figures only, nothing asserted.
+A runner that fails on a model is reported in the table's notes and skipped. Per model the output says what
+share of the machine's CPU time other processes took while the calls were timed. Figures only, nothing asserted.
 """
 
 from __future__ import annotations
@@ -34,15 +40,18 @@ import argparse
 import json
 import math
 import os
+import queue
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import blas_note, clean_blas_env, machine_note, markdown_table, timings, warm_up_compiler  # noqa: E402
+from harness import (  # noqa: E402
+    SETTLE_S, blas_note, busy_seconds, clean_blas_env, machine_note, markdown_table, warm_up_compiler)
 
 clean_blas_env()
 
@@ -100,15 +109,31 @@ def attention_model(heads: int = 8, seq: int = 512, dim: int = 64):
 # --- child processes: one runner, one model, one cache state -----------------------------------------------------
 
 
-def child(runner: str, device: str, model: Path, inputs: Path, out: Path, repeat: int) -> None:
-    """Load ``model``, time the first result (and, when ``repeat`` > 0, warm calls), save the outputs to ``out``
-    and print the figures as one JSON line."""
+def child(runner: str, device: str, model: Path, inputs: Path, out: Path, serve: bool) -> None:
+    """Load ``model`` and time the first result; print the figures as one JSON line. A cold child then saves the
+    outputs to ``out`` and ends. A serving child (``serve``) then answers the parent's lines on stdin: ``time N``
+    (a pause, one untimed call, N timed calls: their seconds and this process's CPU seconds) and ``end`` (save
+    the outputs, report the peak RSS)."""
     feeds = dict(np.load(inputs))
     start = {"kiln": start_kiln, "onnxruntime": start_onnxruntime, "tinygrad": start_tinygrad}[runner]
     call, compile_s, first_s, outputs = start(model, feeds, device)
     figures = {"compile_s": compile_s, "first_s": first_s}
-    if repeat:
-        figures["median_s"] = timings(call, repeat)[0]
+    if serve:
+        print(RESULT + json.dumps(figures), flush=True)
+        for line in sys.stdin:
+            command, *count = line.split()
+            if command == "end":
+                break
+            time.sleep(SETTLE_S)
+            call()
+            cpu = sum(os.times()[:2])
+            times = []
+            for _ in range(int(count[0])):
+                t = time.perf_counter()
+                call()
+                times.append(time.perf_counter() - t)
+            print(RESULT + json.dumps({"times": times, "cpu_s": sum(os.times()[:2]) - cpu}), flush=True)
+        figures = {}
     np.savez(out, *outputs)
     figures["peak_mib"] = peak_rss_mib()
     print(RESULT + json.dumps(figures), flush=True)
@@ -178,39 +203,101 @@ def start_tinygrad(model: Path, feeds: dict, device: str):
 # --- the parent: models x runners, the table ---------------------------------------------------------------------
 
 
-def run_child(runner: str, device: str, model: Path, inputs: Path, out: Path, repeat: int, env: dict,
-              timeout: float) -> tuple[dict | None, str]:
-    """The child's figures, or None and why it failed (its last line of output)."""
-    command = [sys.executable, __file__, "--child", runner, device, str(model), str(inputs), str(out), str(repeat)]
-    try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout:.0f} s"
-    for line in done.stdout.splitlines():
-        if line.startswith(RESULT):
-            return json.loads(line[len(RESULT):]), ""
-    lines = [ln for ln in (done.stderr + done.stdout).splitlines() if ln.strip()]
-    return None, (lines[-1] if lines else f"exit status {done.returncode}")[:200]
+class Child:
+    """A runner's child process on one model; ``result`` waits for its next JSON line (None and why on failure)."""
+
+    def __init__(self, runner: str, device: str, model: Path, inputs: Path, out: Path, serve: bool, env: dict,
+                 timeout: float, folder: Path):
+        command = [sys.executable, __file__, "--child", runner, device, str(model), str(inputs), str(out),
+                   "serve" if serve else "cold"]
+        self.timeout = timeout
+        self.stderr = tempfile.TemporaryFile("w+", dir=folder)
+        self.process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.stderr, text=True)
+        self.lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self.last = ""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            if line.startswith(RESULT):
+                self.lines.put(line[len(RESULT):])
+            elif line.strip():
+                self.last = line.strip()
+        self.lines.put(None)
+
+    def send(self, line: str) -> None:
+        try:
+            self.process.stdin.write(line + "\n")  # type: ignore[union-attr]
+            self.process.stdin.flush()  # type: ignore[union-attr]
+        except OSError:
+            pass  # it ended: result() says why
+
+    def result(self) -> tuple[dict | None, str]:
+        try:
+            line = self.lines.get(timeout=self.timeout)
+        except queue.Empty:
+            self.close()
+            return None, f"timed out after {self.timeout:.0f} s"
+        if line is not None:
+            return json.loads(line), ""
+        self.process.wait()
+        self.stderr.seek(0)
+        lines = [ln for ln in self.stderr.read().splitlines() if ln.strip()] or [self.last]
+        return None, (lines[-1] if lines[-1] else f"exit status {self.process.returncode}")[:200]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.stderr.close()
 
 
-def measure(runner: str, device: str, model: Path, inputs: Path, folder: Path, repeat: int, timeout: float):
-    """Both processes of one runner on one model: (figures, outputs) or (None, why)."""
+def start(runner: str, device: str, model: Path, inputs: Path, folder: Path, timeout: float):
+    """A runner's cold process (compile figures), then its second process, started and left serving: (cold
+    figures, the serving child, its first figures) or (None, why, None)."""
     env = dict(os.environ)
     cache = Path(tempfile.mkdtemp(prefix=f"{runner}-{device}-", dir=folder))
     env["KILN_CACHE_DIR"] = str(cache)
     env["CACHEDB"] = str(cache / "tinygrad.db")
     env["DEV"] = "CPU"
     out = folder / f"{model.stem}-{runner}-{device}.npz"
-    cold, why = run_child(runner, device, model, inputs, out, 0, env, timeout)
+    cold_child = Child(runner, device, model, inputs, out, False, env, timeout, folder)
+    cold, why = cold_child.result()
+    cold_child.close()
     if cold is None:
-        return None, why
-    warm, why = run_child(runner, device, model, inputs, out, repeat, env, timeout)
+        return None, why, None
+    serving = Child(runner, device, model, inputs, out, True, env, timeout, folder)
+    warm, why = serving.result()
     if warm is None:
-        return None, f"second process: {why}"
-    outputs = np.load(out)
-    figures = {"compile_s": cold["compile_s"], "cold_first_s": cold["first_s"], "warm_first_s": warm["first_s"],
-               "median_s": warm["median_s"], "cold_peak_mib": cold["peak_mib"], "peak_mib": warm["peak_mib"]}
-    return figures, [outputs[f"arr_{i}"] for i in range(len(outputs.files))]
+        serving.close()
+        return None, f"second process: {why}", None
+    return cold, serving, warm
+
+
+def interleaved(children: dict, rounds: int, calls: int) -> tuple[dict, dict, float | None]:
+    """Per runner, its ``rounds`` x ``calls`` call times, the order of the runners rotated every round; the
+    runners that failed meanwhile (and why); and the share of the machine's CPU time that other processes took
+    while the calls ran (harness.rotated_timings)."""
+    names = list(children)
+    times: dict = {n: [] for n in names}
+    failed: dict = {}
+    busy = own = wall = 0.0
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            if name in failed:
+                continue
+            cpu, start = busy_seconds(), time.perf_counter()
+            children[name].send(f"time {calls}")
+            figures, why = children[name].result()
+            busy, wall = busy + busy_seconds() - cpu, wall + time.perf_counter() - start
+            if figures is None:
+                failed[name] = why
+                continue
+            times[name] += figures["times"]
+            own += figures["cpu_s"]
+    share = max(0.0, busy - own) / ((os.cpu_count() or 1) * wall) if busy and wall else None
+    return times, failed, share
 
 
 def check(got: list[np.ndarray], want: list[np.ndarray] | None) -> str:
@@ -230,13 +317,14 @@ def main() -> None:
     parser.add_argument("--models", default="all", help=f"comma-separated, of: {', '.join(MODELS)} (default all)")
     parser.add_argument("--devices", default="cpu-llvm,cpu-c", help="kiln's devices")
     parser.add_argument("--runners", default=",".join(RUNNERS))
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of timed calls")
+    parser.add_argument("--repeat", type=int, default=5, help="timed calls per runner per round")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
     parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        runner, device, model, inputs, out, repeat = args.child
-        return child(runner, device, Path(model), Path(inputs), Path(out), int(repeat))
+        runner, device, model, inputs, out, mode = args.child
+        return child(runner, device, Path(model), Path(inputs), Path(out), mode == "serve")
     models = MODELS if args.models == "all" else args.models.split(",")
     runners = args.runners.split(",")
     for name, known in [*((m, MODELS) for m in models), *((r, RUNNERS) for r in runners)]:
@@ -253,22 +341,38 @@ def main() -> None:
             model, feeds = build_model(name, folder)
             inputs = folder / f"{name}-inputs.npz"
             np.savez(inputs, **feeds)
-            reference, ort_s = None, None
+            started, cold_figures = {}, {}
             for runner, device in configs:
                 print(f"{name} {runner} {device} ...", file=sys.stderr, flush=True)
-                figures, outputs = measure(runner, device, model, inputs, folder, args.repeat, args.timeout)
-                if figures is None:
-                    notes.append(f"{name}, {runner} {device}: failed: {outputs}")
+                cold, serving, warm = start(runner, device, model, inputs, folder, args.timeout)
+                if cold is None:
+                    notes.append(f"{name}, {runner} {device}: failed: {serving}")
                     continue
+                started[(runner, device)], cold_figures[(runner, device)] = serving, (cold, warm)
+            times, failed, share = interleaved(started, args.rounds, args.repeat)
+            print(f"{name}: other processes used {'an unknown share' if share is None else f'{share:.0%}'} of the "
+                  "CPU time while it was timed", file=sys.stderr, flush=True)
+            reference, ort_s = None, None
+            for (runner, device), serving in started.items():
+                serving.send("end")
+                last, why = serving.result() if (runner, device) not in failed else (None, failed[(runner, device)])
+                serving.close()
+                if last is None:
+                    notes.append(f"{name}, {runner} {device}: failed: {why}")
+                    continue
+                cold, warm = cold_figures[(runner, device)]
+                median_s = sorted(times[(runner, device)])[len(times[(runner, device)]) // 2]
+                saved = np.load(folder / f"{name}-{runner}-{device}.npz")
+                outputs = [saved[f"arr_{i}"] for i in range(len(saved.files))]
                 if runner == "onnxruntime":
-                    reference, ort_s = outputs, figures["median_s"]
-                ratio = ort_s / figures["median_s"] if ort_s else None
+                    reference, ort_s = outputs, median_s
+                ratio = ort_s / median_s if ort_s else None
                 if ratio and runner != "onnxruntime":
                     ratios.setdefault((runner, device), []).append(ratio)
-                rows.append([name, runner, device, figures["median_s"] * 1e3, f"{ratio:.3g}" if ratio else "-",
-                             f"{figures['compile_s']:.3g}" if figures["compile_s"] is not None else "-",
-                             figures["cold_first_s"], figures["warm_first_s"], round(figures["cold_peak_mib"]),
-                             round(figures["peak_mib"]), "reference" if runner == "onnxruntime" else check(outputs, reference)])
+                rows.append([name, runner, device, median_s * 1e3, f"{ratio:.3g}" if ratio else "-",
+                             f"{cold['compile_s']:.3g}" if cold["compile_s"] is not None else "-",
+                             cold["first_s"], warm["first_s"], round(cold["peak_mib"]), round(last["peak_mib"]),
+                             "reference" if runner == "onnxruntime" else check(outputs, reference)])
                 print(markdown_table(HEADER, rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)  # a long run's partial results
             (folder / f"{name}.onnx").unlink()
     print("\n" + markdown_table(HEADER, rows))

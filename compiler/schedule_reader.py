@@ -12,7 +12,7 @@ from xdsl.dialects.func import ReturnOp
 from kiln.dialects.kernel import AllocOp, LaunchOp, SymbolOp
 from kiln.dialects.types import DIMS_KEY, BufferType, DimsAttr, dtype_name
 from kiln.compiler.module import find_function
-from kiln.passes.join_launches import JOINED
+from kiln.passes.join_launches import CHUNK_SPAN, JOINED
 from kiln.runtime.program import BufferSpec, KernelsArtifact, LaunchArg, LaunchSpec, ProgramSpec, TensorSpec
 from kiln.support.errors import CompileError
 
@@ -58,7 +58,8 @@ def read_schedule(module: Any, function_name: str, target: str) -> ProgramSpec:
             else:
                 slot, next_free_slot = next_free_slot, next_free_slot + 1
             buffer_ids[op.result] = len(buffers)
-            buffers.append(BufferSpec(len(buffers), t.shape, dtype_name(t.element_type), slot=slot))
+            span = _plain(op.attributes.get(CHUNK_SPAN))
+            buffers.append(BufferSpec(len(buffers), t.shape, dtype_name(t.element_type), slot=slot, chunk_span=span))
         elif isinstance(op, LaunchOp):
             name = op.callee.string_value()
             args: list[LaunchArg] = []

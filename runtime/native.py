@@ -7,8 +7,9 @@ cache. Where it cannot be built (no C compiler) ``runner()`` gives None once wit
 programs run through the Python launch loop (``kiln.runtime.program``).
 
 A program is one int64 array (``program_words``, layout in ``runner.c``): per launch its kernel's uniform entry
-(``kiln.targets.loaded.entry_name``), where its arguments start in the argument index list, its chunks, and
-whether it runs joined with the launches after it (``LaunchSpec.joined``). A
+(``kiln.targets.loaded.entry_name``), where its arguments start in the argument index list, its chunks,
+whether it runs joined with the launches after it (``LaunchSpec.joined``), and its chunk-local buffer arguments
+(``BufferSpec.chunk_span``: each thread's chunk gets a pointer into that thread's slot of the buffer). A
 call passes the values the indices refer to: the input addresses, the arena and output addresses, the symbol
 values (``Executable._run``).
 """
@@ -82,16 +83,27 @@ def runner() -> Runner | None:
     return _runner
 
 
-def program_words(launches: Sequence[tuple[int, Sequence[int], Sequence[Range], int]]) -> np.ndarray:
+Slice = tuple[int, int, int]
+"""A chunk-local buffer argument of a launch (``BufferSpec.chunk_span``): its position among the launch's
+arguments, the bytes of it per index of the launch's core range, and the bytes of each thread's slot."""
+
+
+def program_words(launches: Sequence[tuple[int, Sequence[int], Sequence[Range], int, Sequence[Slice]]]) -> np.ndarray:
     """The ``kiln_program`` of ``launches``, each (entry address, positions of its arguments among the call's
-    values, chunks, stages: 1 for a launch run alone, n on the first of n joined launches, 0 on the others)."""
-    header = [len(launches), sum(len(args) for _, args, _, _ in launches)]
+    values, chunks, stages: 1 for a launch run alone, n on the first of n joined launches, 0 on the others,
+    its chunk-local buffer arguments)."""
+    n_slices = sum(len(slices) for *_, slices in launches)
+    header = [len(launches), sum(len(args) for _, args, _, _, _ in launches), n_slices]
     table: list[int] = []
     arg_index: list[int] = []
+    slice_words: list[int] = []
     bounds: list[int] = []
-    for entry, args, chunks, stages in launches:
-        table += [entry, len(arg_index), len(bounds) // 2, len(chunks), stages]
+    for entry, args, chunks, stages, slices in launches:
+        table += [entry, len(arg_index), len(args), len(bounds) // 2, len(chunks), stages, len(slice_words) // 3,
+                  len(slices)]
         arg_index += args
+        for words in slices:
+            slice_words += words
         for lo, hi in chunks:
             bounds += [lo, hi]
-    return np.array(header + table + arg_index + bounds, dtype=np.int64)
+    return np.array(header + table + arg_index + slice_words + bounds, dtype=np.int64)

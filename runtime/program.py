@@ -53,7 +53,7 @@ import numpy as np
 from kiln.support.dtypes import DTYPE_FACTS as DTYPES, numpy_dtype as to_numpy  # no xDSL on a cache hit
 from kiln.support.errors import CompileError, InputError
 from kiln.support.symbolic import compile_size, size_symbols
-from kiln.runtime.arena import pack
+from kiln.runtime.arena import align_up, pack
 from kiln.runtime.native import program_words, runner
 from kiln.runtime.threads import Range, ThreadPool, default_pool
 from kiln.support.env import env_flag
@@ -89,13 +89,17 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class BufferSpec:
-    """A buffer of the schedule: either function input ``input`` or storage slot ``slot`` (exactly one is set)."""
+    """A buffer of the schedule: either function input ``input`` or storage slot ``slot`` (exactly one is set).
+    ``chunk_span`` (CPU, from the ``kernel.alloc`` attribute that ``kernel-join-launches`` sets): the buffer is
+    used only by one joined group, and grid chunk g of G touches only its elements ``[span g / G, span (g + 1) /
+    G)``, so the native runner gives each thread one chunk's slice in place of the buffer."""
 
     id: int
     shape: Shape
     dtype: str
     slot: int | None = None
     input: int | None = None
+    chunk_span: int | None = None
 
 
 @dataclass(frozen=True)
@@ -213,6 +217,8 @@ class ProgramSpec:
             buffers[b.id] = b
             if (b.slot is None) == (b.input is None):
                 fail(f"buffer {b.id} must have exactly one of slot / input")
+            if b.chunk_span is not None and (b.slot is None or b.chunk_span < 1):
+                fail(f"buffer {b.id} has chunk_span {b.chunk_span}, but only an intermediate may, with a span >= 1")
             if b.input is not None:
                 if not 0 <= b.input < len(self.inputs):
                     fail(f"buffer {b.id} refers to input {b.input}, but there are {len(self.inputs)} inputs")
@@ -427,6 +433,8 @@ class Executable:
         self._entries = [self._entry(launch, kernels) for launch in spec.launches]
         self._runner = None if env_flag("KILN_PYTHON_RUNNER") else runner()
         """The native runner, or None: launches run from Python (``KILN_PYTHON_RUNNER=1``, or no C compiler)."""
+        self._chunk_local = self._chunk_local_buffers() if self._runner is not None else {}
+        """Intermediate buffer id -> its ``chunk_span``, for the buffers each thread gets one chunk's slice of."""
         self._plans: dict[tuple[int, ...], _Plan] = {}  # by symbol values
         self._plans_by_shapes: dict[tuple[tuple[int, ...], ...], _Plan] = {}  # by input shapes
 
@@ -655,6 +663,14 @@ class Executable:
                         used.setdefault(v, []).append(step)  # type: ignore[arg-type]
         return [(used[b][0], used[b][-1]) if b in used else None for b in buffers]
 
+    def _chunk_local_buffers(self) -> dict[int, int]:
+        """The intermediates marked ``chunk_span`` that only one joined group uses (a spec that says otherwise
+        gets whole buffers: the mark is the compiler's, checked here only as far as the launch list goes)."""
+        steps = dict(zip(self._intermediates, self._lifetimes))
+        groups = self._groups()
+        return {b.id: b.chunk_span for b in self.spec.buffers
+                if b.chunk_span and (life := steps.get(b.id)) and life[0] == life[1] and len(groups[life[0]]) > 1}
+
     def _chunks(self, group: Sequence[LaunchSpec], env: Mapping[str, int]) -> list[tuple[Range, ...]]:
         """Per launch of ``group`` (a launch, or joined launches), its chunks: a joined group's on the common grid
         of its core ranges (the gcd of their extents), each launch's chunk c the grid's chunk c scaled by its
@@ -671,6 +687,27 @@ class Executable:
         chunks = self._pool.split(grid, work, joined=len(group) > 1)
         return [tuple((lo * extent // grid, hi * extent // grid) for lo, hi in chunks) for extent in extents]
 
+    def _chunk_slots(
+        self, groups: Sequence[Sequence[int]], group_ranges: Sequence[Sequence[tuple[Range, ...]]]
+    ) -> dict[int, tuple[int, dict[int, int], int]]:
+        """Per chunk-local buffer: the bytes of each thread's slot (the longest chunk's slice, and up to 63 bytes
+        before it, where the runner's moved pointer keeps the buffer's alignment), the bytes of it per core
+        index of each launch of its group, and the slots (one per pool thread; one when the group is one chunk,
+        which the calling thread runs)."""
+        local = {}
+        for b, span in self._chunk_local.items():
+            step = self._lifetimes[self._intermediates.index(b)][0]  # type: ignore[index]
+            span_bytes = span * to_numpy(self._buffers[b].dtype).itemsize
+            extents = [ranges[-1][1] for ranges in group_ranges[step]]
+            if 0 in extents or any(span_bytes % e for e in extents):
+                continue  # an empty launch, or not the compiler's span: the whole buffer
+            per_index = {k: span_bytes // e for k, e in zip(groups[step], extents)}
+            longest = max((hi - lo) * per_index[k] for k, ranges in zip(groups[step], group_ranges[step])
+                          for lo, hi in ranges)
+            slots = self._pool.size if len(group_ranges[step][0]) > 1 else 1
+            local[b] = (align_up(longest + ALIGNMENT - 1, ALIGNMENT), per_index, slots)
+        return local
+
     def _plan(self, key: tuple[int, ...]) -> _Plan:
         if (known := self._plans.get(key)) is not None:
             return known
@@ -686,7 +723,11 @@ class Executable:
         def concrete(shape: Shape) -> tuple[int, ...]:
             return tuple(env[d] if isinstance(d, str) else d for d in shape)
 
-        sizes = [nbytes(self._buffers[b]) if self._lifetimes[i] else 0 for i, b in enumerate(self._intermediates)]
+        groups = self._groups()
+        group_ranges = [self._chunks([self.spec.launches[k] for k in group], env) for group in groups]
+        local = self._chunk_slots(groups, group_ranges)
+        sizes = [(local[b][0] * local[b][2] if b in local else nbytes(self._buffers[b])) if self._lifetimes[i] else 0
+                 for i, b in enumerate(self._intermediates)]
         offsets, arena_bytes = pack(sizes, [life or (0, 0) for life in self._lifetimes], ALIGNMENT)
 
         def position(kind: str, v: int | str) -> int:
@@ -697,14 +738,15 @@ class Executable:
 
         launches = []
         native = []
-        for group in self._groups():
+        for group, stage_ranges in zip(groups, group_ranges):
             specs = [self.spec.launches[k] for k in group]
             positions = [[position(kind, v) for kind, v in launch.args] for launch in specs]
-            stage_ranges = self._chunks(specs, env)
             stages = [(self._functions[k], _gatherer(p), r) for k, p, r in zip(group, positions, stage_ranges)]
             launches.append((*(stages[0] if len(stages) == 1 else _joined(stages)), len(stages)))
             for i, (k, p, r) in enumerate(zip(group, positions, stage_ranges)):
-                native.append((self._entries[k], p, r, len(group) if i == 0 else 0))
+                slices = [(a, local[v][1][k], local[v][0]) for a, (kind, v) in enumerate(self.spec.launches[k].args)
+                          if kind == "buf" and v in local]
+                native.append((self._entries[k], p, r, len(group) if i == 0 else 0, slices))
 
         seen: set[int] = set()
         outputs = []

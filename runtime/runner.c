@@ -10,7 +10,12 @@
  * waits until the workers have finished the ones they took. Joined launches (stages > 1 on the first, 0 on the
  * others; all with the same number of chunks) run as one: chunk c of the group runs chunk c of every stage in
  * order on one thread, with no barrier between the stages (the compiler joined them because chunk c of a stage
- * reads only what chunk c of the earlier stages wrote; kernel-join-launches).
+ * reads only what chunk c of the earlier stages wrote; kernel-join-launches). A stage's chunk-local buffer
+ * arguments (kernel-join-launches' chunk_span: only this group uses the buffer, and each chunk touches only its
+ * own slice of it) point at one slot per thread instead: the call's value is thread 0's slot, thread t's is t
+ * slots on, and the pointer passed is moved back by the chunk's offset in the buffer (rounded down to 64 bytes,
+ * so that the buffer's alignment is kept), so the kernel's own indexing lands in the slot; each thread reuses
+ * its slot from chunk to chunk, where it is still in that core's cache.
  *
  * A call may also record every chunk's thread (0 the caller, 1.. the workers) and its start and end, which shows
  * whether the workers took part (Executable.timeline).
@@ -57,25 +62,39 @@
 
 typedef void (*kiln_entry)(void **args, int64_t lo, int64_t hi);
 
+#define STAGE_ARGS 64   /* a stage's arguments copied on the stack to point chunk-local ones at a slot */
+
 typedef struct {
   int64_t entry;       /* address of the kernel's uniform entry */
   int64_t first_arg;   /* index of its first argument in the program's arg_index */
+  int64_t n_args;
   int64_t first_chunk; /* index of its first chunk in the program's bounds (pairs lo, hi) */
   int64_t n_chunks;
   int64_t n_stages;    /* launches run joined from this one on (1: alone; 0: a later stage of a joined group) */
+  int64_t first_slice; /* index of its first chunk-local argument in the program's slices */
+  int64_t n_slices;
 } kiln_launch;
 
 typedef struct {
+  int64_t arg;       /* position among the launch's arguments */
+  int64_t per_index; /* bytes of the buffer per index of the launch's core range */
+  int64_t slot;      /* bytes of each thread's slot */
+} kiln_slice;
+
+typedef struct {
   int64_t n_launches;
-  int64_t n_args; /* total over all launches */
+  int64_t n_args;   /* total over all launches */
+  int64_t n_slices; /* total over all launches */
   kiln_launch launches[];
-  /* followed by int64_t arg_index[n_args] (positions in the call's values), then int64_t bounds[2 * chunks] */
+  /* followed by int64_t arg_index[n_args] (positions in the call's values), kiln_slice slices[n_slices], then
+   * int64_t bounds[2 * chunks] */
 } kiln_program;
 
 typedef struct kiln_job {
   const kiln_launch *stages;   /* the launch, or a joined group's launches */
   int64_t n_stages;
   void **args;                 /* the call's gathered arguments (each stage's start at its first_arg) */
+  const kiln_slice *slices;    /* the program's chunk-local arguments (each stage's at its first_slice) */
   const int64_t *bounds;       /* the program's chunk bounds (each stage's at its first_chunk) */
   int64_t n_chunks;
   int64_t *record;             /* NULL, or 3 words per chunk in program order: thread, start and end (ns) */
@@ -191,6 +210,26 @@ static int64_t take_chunk(kiln_pool *pool, kiln_job *job) {
   return chunk;
 }
 
+/* Call `stage`'s entry on [lo, hi) in thread `thread`: its chunk-local arguments moved to the thread's slot. */
+static void run_stage(const kiln_job *job, const kiln_launch *stage, int64_t lo, int64_t hi, int32_t thread) {
+  void **args = job->args + stage->first_arg;
+  if (stage->n_slices == 0) {
+    ((kiln_entry)(intptr_t)stage->entry)(args, lo, hi);
+    return;
+  }
+  void *stack_args[STAGE_ARGS];
+  void **moved = stage->n_args <= STAGE_ARGS ? stack_args : malloc((size_t)stage->n_args * sizeof *moved);
+  if (!moved) abort(); /* out of memory for a few pointers: nothing sensible is left to do */
+  for (int64_t i = 0; i < stage->n_args; i++) moved[i] = args[i];
+  for (int64_t i = 0; i < stage->n_slices; i++) {
+    const kiln_slice *slice = &job->slices[stage->first_slice + i];
+    intptr_t offset = (intptr_t)(lo * slice->per_index) & ~(intptr_t)63;
+    moved[slice->arg] = (char *)args[slice->arg] + (intptr_t)thread * slice->slot - offset;
+  }
+  ((kiln_entry)(intptr_t)stage->entry)(moved, lo, hi);
+  if (moved != stack_args) free(moved);
+}
+
 /* Chunk `chunk` of every stage of `job`, in order. */
 static void run_chunk(const kiln_job *job, int64_t chunk, int32_t thread) {
   for (int64_t s = 0; s < job->n_stages; s++) {
@@ -201,7 +240,7 @@ static void run_chunk(const kiln_job *job, int64_t chunk, int32_t thread) {
       record[0] = thread;
       record[1] = now_ns();
     }
-    ((kiln_entry)(intptr_t)stage->entry)(job->args + stage->first_arg, job->bounds[2 * at], job->bounds[2 * at + 1]);
+    run_stage(job, stage, job->bounds[2 * at], job->bounds[2 * at + 1], thread);
     if (record) record[2] = now_ns();
   }
 }
@@ -400,7 +439,8 @@ static void run_parallel(kiln_pool *pool, kiln_job *job) {
  * order). */
 void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *values, double *times, int64_t *chunks) {
   const int64_t *arg_index = (const int64_t *)(program->launches + program->n_launches);
-  const int64_t *bounds = arg_index + program->n_args;
+  const kiln_slice *slices = (const kiln_slice *)(arg_index + program->n_args);
+  const int64_t *bounds = (const int64_t *)(slices + program->n_slices);
   void *stack_args[STACK_ARGS];
   void **args = program->n_args <= STACK_ARGS ? stack_args : malloc((size_t)program->n_args * sizeof *args);
   if (!args) abort(); /* out of memory for a few pointers: nothing sensible is left to do */
@@ -417,6 +457,7 @@ void kiln_run(kiln_pool *pool, const kiln_program *program, const int64_t *value
         .stages = launch,
         .n_stages = n_stages,
         .args = args,
+        .slices = slices,
         .bounds = bounds,
         .n_chunks = launch->n_chunks,
         .record = chunks,

@@ -1,7 +1,10 @@
 """kernel-join-launches: programs whose launches run joined (chunk by chunk, no barrier between them) give the
 graph interpreter's numbers on both CPU targets, through the native runner and the Python launch loop; attention
 gets joined launches: with the heads as the grid (the scores' heads moved outermost), or with heads and row blocks
-merged into one core range where the heads alone are too few chunks (``MIN_GRID``)."""
+merged into one core range where the heads alone are too few chunks (``MIN_GRID``). The buffers only a joined
+group uses (attention's scores and probabilities) are chunk-local: the native runner gives each thread one
+chunk's slice of them, and the results stay the interpreter's on any thread count and with chunk offsets that
+are not multiples of 64 bytes (33 x 33 heads)."""
 
 from __future__ import annotations
 
@@ -54,7 +57,7 @@ def test_joined_launches_on_any_thread_count(threads: str, monkeypatch: pytest.M
     want = jit(fn, device="interp")(*inputs).numpy()
     compiled = jit(fn, device="cpu-llvm")
     np.testing.assert_allclose(compiled(*inputs).numpy(), want, rtol=1e-4, atol=1e-5)
-    assert compiled.compiled[0].run._pool.size == int(threads)
+    assert compiled.compiled[0].run._pool.size == int(threads) and compiled.compiled[0].run._chunk_local
 
 
 def test_joined_launches_through_the_python_loop(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,3 +67,69 @@ def test_joined_launches_through_the_python_loop(monkeypatch: pytest.MonkeyPatch
     compiled = jit(fn, device="cpu-c")
     np.testing.assert_allclose(compiled(*inputs).numpy(), want, rtol=1e-4, atol=1e-5)
     assert compiled.compiled[0].run._runner is None and joined(compiled) == expected
+
+
+def chunk_local(fn) -> list[int]:
+    return [b.id for b in fn.compiled[0].program.buffers if b.chunk_span]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["panels", "batch_heads", "long"])
+def test_chunk_local_buffers_take_a_slot_per_thread(name: str, device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scores and probabilities are chunk-local: the native runner's call uses less memory than the Python
+    launch loop's, which keeps whole buffers, and both give the interpreter's numbers."""
+    fn, inputs, _ = CASES[name]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device=device)
+    np.testing.assert_allclose(compiled(*inputs).numpy(), want, rtol=1e-4, atol=1e-5)
+    run = compiled.compiled[0].run
+    assert len(chunk_local(compiled)) >= 2 and set(run._chunk_local) == set(chunk_local(compiled))
+    monkeypatch.setenv("KILN_PYTHON_RUNNER", "1")
+    whole = type(run)(run.spec, run._kernels)
+    np.testing.assert_allclose(whole(*inputs)[0], want, rtol=1e-4, atol=1e-5)
+    assert not whole._chunk_local and run.last_peak_bytes < whole.last_peak_bytes
+
+
+def test_chunk_local_buffers_of_an_unsplit_group_take_one_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A joined group too small to split runs as one chunk in the calling thread: one slot per chunk-local
+    buffer (about the whole buffer, as the Python launch loop has), not one per pool thread."""
+    import kiln.runtime.threads as threads_module
+
+    fn, inputs, _ = CASES["long"]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device="cpu-llvm")
+    compiled(*inputs)
+    run = compiled.compiled[0].run
+    monkeypatch.setattr(threads_module, "PARALLEL_MIN_WORK", 1 << 62)
+    one = type(run)(run.spec, run._kernels)
+    np.testing.assert_allclose(one(*inputs)[0], want, rtol=1e-4, atol=1e-5)
+    assert one._chunk_local and all(len(ranges) == 1 for _, _, ranges, _ in one._plans[()].launches)
+    monkeypatch.setenv("KILN_PYTHON_RUNNER", "1")
+    whole = type(run)(run.spec, run._kernels)
+    whole(*inputs)
+    assert one.last_peak_bytes <= whole.last_peak_bytes + 2 * 128
+
+
+def test_chunk_local_buffers_under_concurrent_calls() -> None:
+    """Calls of one program from several threads at once: each call's chunks use its own arena's slots."""
+    import threading
+
+    fn, inputs, _ = CASES["long"]
+    want = jit(fn, device="interp")(*inputs).numpy()
+    compiled = jit(fn, device="cpu-llvm")
+    compiled(*inputs)
+    run = compiled.compiled[0].run
+    results: list[np.ndarray] = []
+
+    def calls() -> None:
+        for _ in range(10):
+            results.append(run(*inputs)[0].copy())
+
+    threads = [threading.Thread(target=calls) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert run._chunk_local and len(results) == 30
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -97,6 +97,7 @@ def test_json_round_trip() -> None:
         ({"buffers": (BufferSpec(0, ("N",), "f32"),)}, "exactly one of slot / input"),
         ({"buffers": (BufferSpec(0, ("N",), "f64", input=0),)}, "does not match input 0"),
         ({"buffers": (BufferSpec(0, ("K",), "f32", slot=0),)}, "undeclared symbol 'K'"),
+        ({"buffers": (BufferSpec(0, ("N",), "f32", input=0, chunk_span=4),)}, "has chunk_span 4, but only an intermediate"),
         ({"launches": (LaunchSpec("k0", (("buf", 7),)),)}, "unknown buffer 7"),
         ({"launches": (LaunchSpec("k0", (("buf", 0),), "N", joined=True),)}, "is joined, but"),
         ({"launches": (LaunchSpec("k0", (("sym", "Q"),)),)}, "undeclared symbol 'Q'"),
