@@ -119,14 +119,17 @@ class Unit:
     loop_vectorize: bool
 
 
-def split_units(ir: str) -> list[Unit]:
-    """``ir`` as the modules it is compiled as. A function longer than ``LOOP_VECTORIZE_MAX_LINES`` is a unit of
-    its own, without the loop vectorizer; the shorter external functions are one unit, or, when they come to
-    more than ``2 * UNIT_LINES`` lines, consecutive groups of about ``UNIT_LINES`` (units compile in parallel,
-    ``workers``). Every unit keeps the module's other top-level lines (triple, declarations) and its internal
-    functions (helpers a kernel may call). Function definitions are the lines from ``define`` to ``}`` as
-    llvmlite prints them. The split depends on the IR alone, so a program's objects do not depend on the
-    machine's core count. A kernel's uniform entry (``entry_name``) stays in its kernel's unit."""
+def split_units(ir: str, parallel: int = 1) -> list[Unit]:
+    """``ir`` as the modules it is compiled as, with ``parallel`` compilers at a time (the caller and its
+    workers). A function longer than ``LOOP_VECTORIZE_MAX_LINES`` is a unit of its own, without the loop
+    vectorizer; the shorter external functions are one unit, or, when they come to more than ``2 * UNIT_LINES``
+    lines, consecutive groups of about ``UNIT_LINES`` (units compile in parallel, ``workers``), and at least two
+    groups when ``parallel`` > 1 and they come to ``SPLIT_MIN_LINES`` (a matmul-bearing program's kernels: each
+    unit costs LLVM ~6 ms of its own, a 600-line kernel ~30 ms). Every unit keeps the module's other top-level
+    lines (triple, declarations) and its internal functions (helpers a kernel may call). Function definitions
+    are the lines from ``define`` to ``}`` as llvmlite prints them. Beyond one compiler or several, the split
+    depends on the IR alone, so a program's objects are the same for any core count above one. A kernel's
+    uniform entry (``entry_name``) stays in its kernel's unit."""
     shared: list[str] = []
     functions: list[list[str]] = []
     body: list[str] = []
@@ -146,7 +149,7 @@ def split_units(ir: str) -> list[Unit]:
         body = []
     short = [f for f in functions if len(f) <= LOOP_VECTORIZE_MAX_LINES]
     long = ["\n".join(f) for f in functions if len(f) > LOOP_VECTORIZE_MAX_LINES]
-    groups = _groups(short)
+    groups = _groups(short, parallel)
     if not long and len(groups) <= 1:
         return [Unit(ir, True)]
     head = "\n".join(shared) + "\n"
@@ -158,13 +161,21 @@ UNIT_LINES = 4000
 """Lines of IR per unit when a module's short functions are split into several (``split_units``)."""
 
 
-def _groups(functions: list[list[str]]) -> list[list[list[str]]]:
+SPLIT_MIN_LINES = 600
+"""Lines of IR of a module's short functions from which they are at least two units when compilers run side by
+side (``split_units``)."""
+
+
+def _groups(functions: list[list[str]], parallel: int) -> list[list[list[str]]]:
     """``functions`` in order, cut into groups of about equal length, each about ``UNIT_LINES`` lines; one group
-    when they have at most ``2 * UNIT_LINES``."""
+    when they have at most ``2 * UNIT_LINES``, but two when ``parallel`` > 1 and they have ``SPLIT_MIN_LINES``."""
     total = sum(len(f) for f in functions)
-    if total <= 2 * UNIT_LINES:
+    count = round(total / UNIT_LINES) if total > 2 * UNIT_LINES else 1
+    if parallel > 1 and total >= SPLIT_MIN_LINES and len(functions) > 1:
+        count = max(count, 2)
+    if count <= 1:
         return [functions] if functions else []
-    groups = consecutive_groups([len(f) for f in functions], round(total / UNIT_LINES))
+    groups = consecutive_groups([len(f) for f in functions], count)
     return [[functions[i] for i in group] for group in groups]
 
 
@@ -200,7 +211,7 @@ def with_runtime_library(ir: str) -> str:
 def compile_objects(ir: str, opt_level: int = 3) -> list[bytes]:
     """Host object code for ``ir``, one object per unit (``split_units``), each from the disk cache when it was
     compiled before; the others compile in parallel (``workers``)."""
-    units = split_units(ir)
+    units = split_units(ir, workers.worker_count() + 1)
     keys = [object_key(with_runtime_library(u.ir), opt_level, u.loop_vectorize) for u in units]
     objects: dict[int, bytes] = {}
     for i, key in enumerate(keys):

@@ -146,6 +146,17 @@ def test_long_function_is_its_own_unit_without_loop_vectorizer(monkeypatch: pyte
 
 def test_short_functions_stay_one_unit() -> None:
     assert toolchain.split_units(SAXPY) == [toolchain.Unit(SAXPY, True)]
+    assert toolchain.split_units(SAXPY, parallel=2) == [toolchain.Unit(SAXPY, True)]
+
+
+def test_side_by_side_compilers_get_two_units_from_split_min_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a second compiler, functions of ``SPLIT_MIN_LINES`` in all are two units (one per compiler); with
+    one, they stay one (a unit's own cost would only add up)."""
+    monkeypatch.setattr(toolchain, "SPLIT_MIN_LINES", 20)  # saxpy 19 lines + expf_of 4
+    assert toolchain.split_units(SAXPY, parallel=1) == [toolchain.Unit(SAXPY, True)]
+    units = toolchain.split_units(SAXPY, parallel=2)
+    assert [("@saxpy" in u.ir, "@expf_of" in u.ir, u.loop_vectorize) for u in units] == [(True, False, True), (False, True, True)]
+    run_saxpy(toolchain.load_objects([toolchain.build_object(u.ir) for u in units], ["saxpy"]))
 
 
 def test_a_kernels_entry_stays_in_its_unit(monkeypatch: pytest.MonkeyPatch) -> None:
