@@ -217,14 +217,18 @@ class LLVMBuilder:
 
     def extract(self, vector: SSAValue, lane: int) -> SSAValue:
         """Lane ``lane`` of ``vector``: a one-lane ``shufflevector`` bitcast to the scalar."""
+        one_lane = self.shuffle(vector, (lane,))
+        return self.cast(llvm.BitcastOp, one_lane, element_type(vector.type))
+
+    def shuffle(self, vector: SSAValue, picked: tuple[int, ...]) -> SSAValue:
+        """The vector of ``vector``'s lanes ``picked``, in that order (a ``shufflevector``)."""
         t = vector.type
         assert isinstance(t, VectorType)
         scalar = t.get_element_type()
-        one_lane = self.build(
-            llvm.ShuffleVectorOp, (vector, vector), (lane,),
-            lambda: llvm.ShuffleVectorOp(vector, vector, DenseArrayBase.from_list(i32, [lane]), _vector(scalar, 1)),
+        return self.build(
+            llvm.ShuffleVectorOp, (vector, vector), picked,
+            lambda: llvm.ShuffleVectorOp(vector, vector, DenseArrayBase.from_list(i32, picked), _vector(scalar, len(picked))),
         )
-        return self.cast(llvm.BitcastOp, one_lane, scalar)
 
     def build_vector(self, t: Attribute, elements: Sequence[SSAValue]) -> SSAValue:
         """A vector of llvm type ``t`` whose lane i is ``elements[i]`` (an ``insertelement`` chain)."""
