@@ -231,7 +231,11 @@ class LLVMBuilder:
         )
 
     def build_vector(self, t: Attribute, elements: Sequence[SSAValue]) -> SSAValue:
-        """A vector of llvm type ``t`` whose lane i is ``elements[i]`` (an ``insertelement`` chain)."""
+        """A vector of llvm type ``t`` whose lane i is ``elements[i]`` (an ``insertelement`` chain; one value in
+        every lane, a register tile's broadcast: inserted once and shuffled into every lane)."""
+        if len(elements) > 1 and all(e is elements[0] for e in elements):
+            first = self.build_vector(t, elements[:1])
+            return self.shuffle(first, (0,) * len(elements))
         vector = self.build(llvm.UndefOp, (), (t,), lambda: llvm.UndefOp(t))
         for lane, value in enumerate(elements):
             index = self.const(i32, lane)
