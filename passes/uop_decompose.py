@@ -175,8 +175,8 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
     Two walks, each over the ops present when it starts (new ops are already legal: a ``Builder`` decomposes what
     it emits): divisions by loop-invariant divisors first, so their reciprocals are decomposed by the second."""
     block = kernel.body.block
-    if target.reciprocal_divisors:
-        walk_once(DivideByReciprocal(target, loop_invariant_divisions(block)), kernel)
+    if target.reciprocal_divisors and (divisions := loop_invariant_divisions(block)):
+        walk_once(DivideByReciprocal(target, divisions), kernel)
     innermost: set[Operation] = set()
     if target.cpu_cores is not None:
         innermost, tiled = in_innermost_loops(block, target.vector_width("f32"))
