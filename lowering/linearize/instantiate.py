@@ -612,7 +612,9 @@ class Instantiator:
         u = unrolled[-1]
         return u if chunk(self.ranges[u].const_size or 1, self.target.vector_width(dtype_name(t))) > 1 else None
 
-    def _folded_rows(self, op: K.ReduceOp, unrolled: list[SSAValue], u: SSAValue, env: dict[SSAValue, Bound]) -> Walk[list[Node]]:
+    def _folded_rows(
+        self, op: K.ReduceOp, unrolled: list[SSAValue], u: SSAValue, env: dict[SSAValue, Bound]
+    ) -> Walk[list[Node]]:
         """The reduce's value over its ``unrolled`` ranges, in lane order, as the values left to combine: each row
         of ``u`` instantiated as one vector whose lanes ``uop.reduce_lanes`` combines (attention's q @ k^T: vector
         accumulators along k, then the sum of each one's lanes; a chain of extracts and adds was most of that

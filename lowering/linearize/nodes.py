@@ -22,7 +22,9 @@ from kiln.dialects.uop import AccType
 from kiln.support.locations import Unclaimed
 from kiln.support.prototypes import number_key
 
-PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "reduce_lanes", "wmma"})
+PURE_OPS = frozenset(
+    {"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "reduce_lanes", "wmma"}
+)
 """Node ops without side effects: equal ones (same op, operands, type, attribute) are one node."""
 
 _SEQ = itertools.count()

@@ -225,10 +225,12 @@ class LLVMBuilder:
         t = vector.type
         assert isinstance(t, VectorType)
         scalar = t.get_element_type()
-        return self.build(
-            llvm.ShuffleVectorOp, (vector, vector), picked,
-            lambda: llvm.ShuffleVectorOp(vector, vector, DenseArrayBase.from_list(i32, picked), _vector(scalar, len(picked))),
-        )
+
+        def make() -> Operation:
+            mask = DenseArrayBase.from_list(i32, picked)
+            return llvm.ShuffleVectorOp(vector, vector, mask, _vector(scalar, len(picked)))
+
+        return self.build(llvm.ShuffleVectorOp, (vector, vector), picked, make)
 
     def build_vector(self, t: Attribute, elements: Sequence[SSAValue]) -> SSAValue:
         """A vector of llvm type ``t`` whose lane i is ``elements[i]`` (an ``insertelement`` chain; one value in
