@@ -80,6 +80,10 @@ class TargetDescription:
     ``a * (1 / d)``, the reciprocal computed once before the loop (softmax's ``e / sum``: one division per row
     instead of one per element, which a CPU divides several times slower than it multiplies). Costs at most
     1 ulp: 1.5 ulp instead of 0.5, while 1/d is a normal number (|d| within [2^-126, 2^126] in f32)."""
+    reduces_lanes: bool = False
+    """The conversion takes ``uop.reduce_lanes`` whole, on the dtypes its kind is native for (CPUs: cpu-llvm as
+    shuffle steps, cpu-c through the prelude's ``kiln_reduce_*`` helpers). Elsewhere ``uop-decompose`` writes the
+    lanes out: extracts and a pairwise tree of ALU ops."""
     native_dtypes: dict[str, frozenset[str]] = field(default_factory=dict, hash=False)
     """ALU op -> the only dtypes (names, or "index") it is native for; an op of ``alu_ops`` that is absent is
     native for every dtype it applies to. On the others ``uop-decompose`` rewrites it (PTX: ``ex2.approx``
@@ -174,7 +178,7 @@ matmuls into gathers)."""
 def host_cpu_description(name: str, emitter: str, vectorizes_loops: bool = False) -> TargetDescription:
     """A host-CPU target: every dtype, the ALU ops the op declarations render natively for ``emitter`` ("c",
     "llvm"; ``LIBM_F64_ONLY`` on f32 only in innermost loops, see there), 64-bit index, host SIMD width, threads, reductions fused into their consumers,
-    loop-invariant divisors as reciprocals."""
+    loop-invariant divisors as reciprocals, vectors' lanes reduced whole."""
     return TargetDescription(
         name=name,
         dtypes=frozenset(DTYPE_FACTS),
@@ -187,6 +191,7 @@ def host_cpu_description(name: str, emitter: str, vectorizes_loops: bool = False
         vectorizes_loops=vectorizes_loops,
         broadcast_reduce_bytes=HOST_FUSED_REDUCE_BYTES,
         reciprocal_divisors=True,
+        reduces_lanes=True,
     )
 
 

@@ -34,6 +34,7 @@ from xdsl.traits import HasParent, IsolatedFromAbove, MemoryAllocEffect, NoTermi
 from xdsl.utils.exceptions import VerifyException
 
 from kiln.dialects.alu import (
+    ALU_OPS,
     FLOAT,
     INT,
     check_value_type,
@@ -611,6 +612,76 @@ class ExtractOp(IRDLOperation):
         printer.print_attribute(self.vector.type)
 
 
+REDUCED_LANE_KINDS = ("add", "mul", "max", "min")
+"""The ALU kinds ``uop.reduce_lanes`` combines a vector's lanes with."""
+
+
+@irdl_op_definition
+class ReduceLanesOp(IRDLOperation):
+    """``%s = uop.reduce_lanes add %v : vector<16xf32>``: the lanes of a vector combined into one scalar by an ALU
+    kind (add, mul, max or min) pairwise, the upper half onto the lower half until one lane is left: for 4 lanes
+    ``(v0 + v2) + (v1 + v3)``. One op where a chain of ``uop.extract``s and ALU ops made every later pass walk
+    each lane (a vector accumulator's sum after its loop); a CPU target reduces the vector in a few shuffle
+    steps, ``uop-decompose`` writes the lanes out for the others. N is a power of two, at least 2."""
+
+    name = "uop.reduce_lanes"
+
+    kind = prop_def(StringAttr)
+    vector = operand_def(VectorType)
+    result = result_def(AnyAttr())
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: str, vector: SSAValue | Operation):
+        t = SSAValue.get(vector).type
+        super().__init__(operands=[vector], properties={"kind": StringAttr(kind)}, result_types=[element_type(t)])
+
+    @property
+    def reduce_kind(self) -> str:
+        return self.kind.data
+
+    def verify_(self) -> None:
+        kind, t = self.kind.data, self.vector.type
+        if kind not in REDUCED_LANE_KINDS:
+            raise VerifyException(f"uop.reduce_lanes combines lanes with {', '.join(REDUCED_LANE_KINDS)}, got {kind}")
+        check_value_type(t, True, "uop.reduce_lanes operand")
+        n = lanes(t)
+        if n < 2 or n & (n - 1):
+            raise VerifyException(f"uop.reduce_lanes needs a vector of a power of two lanes (at least 2), got {t}")
+        scalar = element_type(t)
+        if dtype_class(scalar) not in ALU_OPS[kind].dtypes:
+            raise VerifyException(f"uop.reduce_lanes {kind} does not accept {t}")
+        if self.result.type != scalar:
+            raise VerifyException(f"uop.reduce_lanes result type {self.result.type} must be {scalar}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceLanesOp:
+        pos = parser.pos
+        kind = parser.parse_identifier(context_msg=": the kind of uop.reduce_lanes (add, mul, max or min)")
+        if kind not in REDUCED_LANE_KINDS:
+            kinds = ", ".join(REDUCED_LANE_KINDS)
+            parser.raise_error(f"uop.reduce_lanes combines lanes with {kinds}, got {kind}", pos, parser.pos)
+        vector = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        t = parser.parse_type()
+        if not isinstance(t, VectorType):
+            parser.raise_error(f"uop.reduce_lanes reads a vector type, got {t}", pos, parser.pos)
+        return cls.create(
+            operands=[parser.resolve_operand(vector, t)],
+            properties={"kind": StringAttr(kind)},
+            result_types=[t.get_element_type()],
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.vector)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.vector.type)
+
+
 @irdl_op_definition
 class WmmaOp(IRDLOperation):
     """``%d = uop.wmma %a, %b, %c {m = 16 : i64, n = 8 : i64, k = 16 : i64, threads = 32 : i64} :
@@ -683,7 +754,7 @@ UOp = Dialect(
     "uop",
     [
         UopKernelOp, ParamOp, SpecialOp, RangeOp, EndOp, IfOp, EndIfOp, BarrierOp, LoadOp, StoreOp, PrefetchOp,
-        DefineLocalOp, DefineAccOp, AccGetOp, AccSetOp, VectorizeOp, ExtractOp, WmmaOp,
+        DefineLocalOp, DefineAccOp, AccGetOp, AccSetOp, VectorizeOp, ExtractOp, ReduceLanesOp, WmmaOp,
         CastOp, BitcastOp, ConstOp, *ALU.values(),
     ],
     [PtrType, AccType],

@@ -165,8 +165,19 @@ class _KernelConverter(KernelConverter):
             tag = cstyle.vector_tag(vector.type)  # type: ignore[arg-type]
             self._define(op, [self._call(f"kiln_reduce_{op.alu_kind}_{tag}", vector)])
             self._erase_steps(op)
+        elif isinstance(op, uop.ReduceLanesOp) and (vector := self._whole_reduced(op)) is not None:
+            tag = cstyle.vector_tag(vector.type)  # type: ignore[arg-type]
+            self._define(op, [self._call(f"kiln_reduce_{op.reduce_kind}_{tag}", vector)])
         elif not self._convert_vector_op(op):
             super()._convert_op(op)
+
+    def _whole_reduced(self, op: uop.ReduceLanesOp) -> SSAValue | None:
+        """The C vector a prelude ``kiln_reduce_*`` helper reduces for ``op`` (float add, max or min of a value
+        held as a C vector; the helper's order is the op's), else None: the lanes then go pairwise."""
+        vector = self.vectors.get(op.vector)
+        if vector is None or op.reduce_kind not in cstyle.REDUCED_KINDS or not is_float(element_type(op.vector.type)):
+            return None
+        return vector
 
     def _erase_steps(self, op: AluOp) -> None:
         """Erase the C ops of the steps before ``op`` in its chain (nothing else uses them), last first."""

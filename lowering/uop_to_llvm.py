@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr,
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from kiln.dialects import uop
-from kiln.dialects.alu import AluOp, element_type
+from kiln.dialects.alu import AluOp, element_type, lanes
 from kiln.dialects.types import itemsize
 from kiln.lowering.llvm.alu import alu_table
 from kiln.lowering.llvm.builder import CONTRACT, FAST_MATH, LLVMBuilder, natural_alignment
@@ -275,6 +275,19 @@ class _KernelBody:
     def extract(self, op: uop.ExtractOp) -> None:
         self.define(op, self.b.extract(self.get(op.vector), op.lane.value.data))
 
+    def reduce_lanes(self, op: uop.ReduceLanesOp) -> None:
+        """The upper half of the lanes combined onto the lower half (two ``shufflevector``s and the ALU op on
+        vectors half as wide) until one lane is left: the op's order, in log2(N) vector steps."""
+        t = op.vector.type
+        scalar, n, v = element_type(t), lanes(t), self.get(op.vector)
+        while n > 1:
+            n //= 2
+            halves = [self.b.shuffle(v, tuple(range(k, k + n))) for k in (0, n)]
+            if n == 1:
+                halves = [self.b.cast(llvm.BitcastOp, h, scalar) for h in halves]
+            v = alu_table(scalar)[op.reduce_kind](self.b, halves)
+        self.define(op, v)
+
     def cast(self, op: Operation) -> None:
         (x,) = op.operands
         self.define(op, lower_cast(self.b, self.get(x), x.type, op.results[0].type))
@@ -312,6 +325,7 @@ _LOWERINGS: dict[type[Operation], Callable[[_KernelBody, Operation], None]] = {
     uop.ConstOp: _KernelBody.const,
     uop.VectorizeOp: _KernelBody.vectorize,
     uop.ExtractOp: _KernelBody.extract,
+    uop.ReduceLanesOp: _KernelBody.reduce_lanes,
     uop.CastOp: _KernelBody.cast,
     uop.BitcastOp: _KernelBody.bitcast,
 }  # type: ignore[dict-item]

@@ -4,9 +4,9 @@ Both walk a kernel's ops once, in order, keeping the block being filled (the fun
 open ``uop.range``/``uop.if`` bracket) and the target values of each uop value, one per vector lane: vectors
 are scalarized, so a ``vector<4xf32>`` value is four target values. Brackets become the dialect's ``for``/``if``
 regions, accumulators its mutable cells; ``uop.vectorize`` and ``uop.extract`` only regroup lanes; every ALU
-op is converted lane by lane. ``KernelConverter`` does all that with the op classes a subclass names (made by
-``kiln.dialects.target_ops``), and leaves the rest -- the function, specials, memory, constants, conversions and
-what each ALU op means in the language -- to the subclass.
+op is converted lane by lane, ``uop.reduce_lanes`` as its pairwise ALU ops. ``KernelConverter`` does all that
+with the op classes a subclass names (made by ``kiln.dialects.target_ops``), and leaves the rest -- the function,
+specials, memory, constants, conversions and what each ALU op means in the language -- to the subclass.
 """
 
 from __future__ import annotations
@@ -94,6 +94,8 @@ class KernelConverter:
                 self._define(op, [self._scalar(e) for e in op.elements])
             case uop.ExtractOp():
                 self._define(op, [self.lanes[op.vector][op.lane.value.data]])
+            case uop.ReduceLanesOp():
+                self._reduce_lanes(op)
             case AluOp():
                 self._alu_op(op)
             case _:
@@ -129,6 +131,16 @@ class KernelConverter:
         t = self._alu_type(element_type(op.value_operands[0].type), op)
         per_operand = [self.lanes[v] for v in op.operands]
         self._define(op, [self._alu(op, op.alu_kind, t, list(xs)) for xs in zip(*per_operand, strict=True)])
+
+    def _reduce_lanes(self, op: uop.ReduceLanesOp) -> None:
+        """The lanes combined in ``uop.reduce_lanes``'s order: the upper half onto the lower half."""
+        kind, t = op.reduce_kind, self._alu_type(element_type(op.vector.type), op)  # type: ignore[arg-type]
+        values = self.lanes[op.vector]
+        while len(values) > 1:
+            half = len(values) // 2
+            pairs = zip(values[:half], values[half:])
+            values = [self._alu(op, kind, t, [x, y]) for x, y in pairs]  # type: ignore[arg-type]
+        self._define(op, values)
 
     def _alu_type(self, t: Attribute, op: AluOp) -> Attribute:
         """The operand type ``_alu`` is told, from the uop scalar type ``t``."""

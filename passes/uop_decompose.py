@@ -103,7 +103,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 
 from kiln.dialects import uop as U
-from kiln.dialects.alu import ALU_OPS, AluOp, element_type, like
+from kiln.dialects.alu import ALU_OPS, AluOp, element_type, lanes, like
 from kiln.dialects.ops.rules import erfc_chebyshev, erfc_fraction
 from kiln.dialects.ops.table import OPS as ELEMENTWISE
 from kiln.dialects.types import bitwidth, dtype_name, is_float, is_unsigned, to_numpy
@@ -175,8 +175,8 @@ def decompose_kernel(kernel: U.UopKernelOp, target: TargetDescription, computabl
     Two walks, each over the ops present when it starts (new ops are already legal: a ``Builder`` decomposes what
     it emits): divisions by loop-invariant divisors first, so their reciprocals are decomposed by the second."""
     block = kernel.body.block
-    if target.reciprocal_divisors:
-        walk_once(DivideByReciprocal(target, loop_invariant_divisions(block)), kernel)
+    if target.reciprocal_divisors and (divisions := loop_invariant_divisions(block)):
+        walk_once(DivideByReciprocal(target, divisions), kernel)
     innermost: set[Operation] = set()
     if target.cpu_cores is not None:
         innermost, tiled = in_innermost_loops(block, target.vector_width("f32"))
@@ -208,6 +208,8 @@ class DecomposeAlu(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         kernel = op.parent_op()
+        if isinstance(op, U.ReduceLanesOp) and isinstance(kernel, U.UopKernelOp):
+            self._reduce_lanes(op, rewriter)
         if not isinstance(op, AluOp) or not isinstance(kernel, U.UopKernelOp):
             return
         scalar = element_type(op.value_operands[0].type)
@@ -225,6 +227,22 @@ class DecomposeAlu(RewritePattern):
         else:
             result = b.decompose(op.alu_kind, list(op.operands))
         rewriter.replace(op, [], [result])
+
+
+    def _reduce_lanes(self, op: U.ReduceLanesOp, rewriter: PatternRewriter) -> None:
+        """Where the target does not take ``op`` whole (``TargetDescription.reduces_lanes``, on a dtype its kind is
+        native for), its lanes extracted and combined in the op's order: the upper half onto the lower half."""
+        kind, scalar = op.reduce_kind, element_type(op.vector.type)
+        widen = is_float(scalar) and dtype_name(scalar) not in self.computable
+        if self.target.reduces_lanes and not widen and self.target.is_native(kind, dtype_name(scalar)):
+            return
+        b = Builder(rewriter, op, self.target)
+        values = [b.emit(U.ExtractOp(op.vector, k)) for k in range(lanes(op.vector.type))]
+        while len(values) > 1:
+            half = len(values) // 2
+            pairs = zip(values[:half], values[half:])
+            values = [b.in_f32(kind, [x, y], scalar) if widen else b.alu(kind, x, y) for x, y in pairs]
+        rewriter.replace(op, [], values)
 
 
 def in_innermost_loops(block: Block, lanes: int) -> tuple[set[Operation], bool]:

@@ -191,6 +191,9 @@ class Emitter:
             case "extract":
                 lane = n.attr
                 return build(U.ExtractOp, args, (lane,), lambda: U.ExtractOp(args[0], lane))  # type: ignore[arg-type]
+            case "reduce_lanes":
+                kind: str = n.attr  # type: ignore[assignment]
+                return build(U.ReduceLanesOp, args, (kind,), lambda: U.ReduceLanesOp(kind, args[0]))
             case "define_local":
                 return U.DefineLocalOp(n.attr, n.type.element_type)  # type: ignore[arg-type, union-attr]
             case "barrier":

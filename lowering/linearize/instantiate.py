@@ -516,7 +516,7 @@ class Instantiator:
             read = p.node("acc_get", (acc,), t, scope=nest.scopes[-1])
         values = []
         if (u := self._folded_row(op, unrolled, bool(loops or groups), row)) is not None:
-            values = yield self._folded_lanes(op, unrolled, u, inner_env)
+            values = yield self._folded_rows(op, unrolled, u, inner_env)
         else:
             for a in self._assignments(unrolled):
                 values.append((yield self.value(op.value, {**inner_env, **a})))
@@ -603,7 +603,7 @@ class Instantiator:
 
     def _folded_row(self, op: K.ReduceOp, unrolled: list[SSAValue], looped: bool, row: Row | None) -> SSAValue | None:
         """The innermost of ``unrolled``, when a reduce only over unrolled ranges, outside any row, folds its copies
-        along it from rows of that range (``_folded_lanes``), else None."""
+        along it from rows of that range (``_folded_rows``), else None."""
         if row is not None or looped or not unrolled or self.rows is None or self.tc is not None:
             return None
         t = op.result.type
@@ -612,12 +612,16 @@ class Instantiator:
         u = unrolled[-1]
         return u if chunk(self.ranges[u].const_size or 1, self.target.vector_width(dtype_name(t))) > 1 else None
 
-    def _folded_lanes(self, op: K.ReduceOp, unrolled: list[SSAValue], u: SSAValue, env: dict[SSAValue, Bound]) -> Walk[list[Node]]:
-        """The copies of a reduce's value over its ``unrolled`` ranges in lane order, each row of ``u`` instantiated
-        as one vector and its lanes extracted: the form ``vector_alu`` packs a matmul's unrolled k lanes into
-        (attention's q @ k^T: vector accumulators along k, then a sum of their lanes), made directly. A row
-        computed only from gathered lanes is taken lane by lane instead, as ``vector_alu`` leaves those."""
+    def _folded_rows(
+        self, op: K.ReduceOp, unrolled: list[SSAValue], u: SSAValue, env: dict[SSAValue, Bound]
+    ) -> Walk[list[Node]]:
+        """The reduce's value over its ``unrolled`` ranges, in lane order, as the values left to combine: each row
+        of ``u`` instantiated as one vector whose lanes ``uop.reduce_lanes`` combines (attention's q @ k^T: vector
+        accumulators along k, then the sum of each one's lanes; a chain of extracts and adds was most of that
+        kernel's uops). A row computed only from gathered lanes gives its lanes instead, as ``vector_alu`` leaves
+        those."""
         assert self.rows is not None
+        p, kind = self.program, op.kind.data.value
         size = self.ranges[u].const_size
         width = chunk(size or 1, self.target.vector_width(dtype_name(op.result.type)))
         outer, self._row = self._row, u
@@ -629,7 +633,10 @@ class Instantiator:
                     x = yield self.value(op.value, row_env)
                     if x.__class__ is not tuple and is_vector(x.type) and x not in self.rows.sourced:  # type: ignore[union-attr]
                         x = yield self._lanes(op.value, row_env)
-                    values += self.rows.lanes(x, width)
+                    if x.__class__ is not tuple and is_vector(x.type):  # type: ignore[union-attr]
+                        values.append(p.node("reduce_lanes", (x,), op.result.type, kind))
+                    else:
+                        values += self.rows.lanes(x, width)
         finally:
             self._row = outer
         return values

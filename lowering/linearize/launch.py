@@ -174,6 +174,7 @@ def work_per_iteration(scope: Scope) -> int:
     """ALU, conversion and memory ops one iteration of ``scope`` executes, inner loops weighted by their trips;
     a vector op counts its lanes (the scale ``PARALLEL_MIN_WORK`` was set on: the register tile's lanes)."""
     own = sum(_lanes(n.operands[2].type if n.op == "store" else n.type) for n in scope.nodes if n.op in WORK_OPS)
+    own += sum(_lanes(n.operands[0].type) - 1 for n in scope.nodes if n.op == "reduce_lanes")  # its ALU steps
     return own + sum(child.trips * work_per_iteration(child) for child in scope.children)
 
 

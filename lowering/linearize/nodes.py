@@ -22,7 +22,9 @@ from kiln.dialects.uop import AccType
 from kiln.support.locations import Unclaimed
 from kiln.support.prototypes import number_key
 
-PURE_OPS = frozenset({"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "wmma"})
+PURE_OPS = frozenset(
+    {"param", "special", "const", "alu", "cast", "bitcast", "vectorize", "extract", "reduce_lanes", "wmma"}
+)
 """Node ops without side effects: equal ones (same op, operands, type, attribute) are one node."""
 
 _SEQ = itertools.count()
@@ -54,7 +56,8 @@ class Scope:
 
 class Node:
     """One future uop op: ``op`` is param, special, const, alu (``attr`` = kind), cast, bitcast, load, store,
-    define_acc, acc_get, acc_set, vectorize, extract (``attr`` = lane), define_local (``attr`` = size),
+    define_acc, acc_get, acc_set, vectorize, extract (``attr`` = lane), reduce_lanes (``attr`` = ALU kind),
+    define_local (``attr`` = size),
     barrier, wmma (``attr`` = (m, n, k, threads)) or range (a loop's counter)."""
 
     def __init__(

@@ -21,8 +21,9 @@ pack what they can, as for any copies). This is the form ``vectorize`` + ``vecto
 made directly: an 8x16 tile is 8 rows of nodes, not 128 lanes packed back.
 
 A reduce over unrolled ranges only (outside any row: attention's q @ k^T sums 16 unrolled k lanes after the k
-loop, and its gated stores go lane by lane) binds its innermost unrolled range to rows the same way, and sums
-the lanes it extracts from them: the vector accumulators along k that ``vector_alu`` packed the lanes into.
+loop, and its gated stores go lane by lane) binds its innermost unrolled range to rows the same way, and
+combines each row's lanes with one ``uop.reduce_lanes``: the vector accumulators along k that ``vector_alu``
+packed the lanes into, summed whole.
 """
 
 from __future__ import annotations

@@ -217,17 +217,27 @@ class LLVMBuilder:
 
     def extract(self, vector: SSAValue, lane: int) -> SSAValue:
         """Lane ``lane`` of ``vector``: a one-lane ``shufflevector`` bitcast to the scalar."""
+        one_lane = self.shuffle(vector, (lane,))
+        return self.cast(llvm.BitcastOp, one_lane, element_type(vector.type))
+
+    def shuffle(self, vector: SSAValue, picked: tuple[int, ...]) -> SSAValue:
+        """The vector of ``vector``'s lanes ``picked``, in that order (a ``shufflevector``)."""
         t = vector.type
         assert isinstance(t, VectorType)
         scalar = t.get_element_type()
-        one_lane = self.build(
-            llvm.ShuffleVectorOp, (vector, vector), (lane,),
-            lambda: llvm.ShuffleVectorOp(vector, vector, DenseArrayBase.from_list(i32, [lane]), _vector(scalar, 1)),
-        )
-        return self.cast(llvm.BitcastOp, one_lane, scalar)
+
+        def make() -> Operation:
+            mask = DenseArrayBase.from_list(i32, picked)
+            return llvm.ShuffleVectorOp(vector, vector, mask, _vector(scalar, len(picked)))
+
+        return self.build(llvm.ShuffleVectorOp, (vector, vector), picked, make)
 
     def build_vector(self, t: Attribute, elements: Sequence[SSAValue]) -> SSAValue:
-        """A vector of llvm type ``t`` whose lane i is ``elements[i]`` (an ``insertelement`` chain)."""
+        """A vector of llvm type ``t`` whose lane i is ``elements[i]`` (an ``insertelement`` chain; one value in
+        every lane, a register tile's broadcast: inserted once and shuffled into every lane)."""
+        if len(elements) > 1 and all(e is elements[0] for e in elements):
+            first = self.build_vector(t, elements[:1])
+            return self.shuffle(first, (0,) * len(elements))
         vector = self.build(llvm.UndefOp, (), (t,), lambda: llvm.UndefOp(t))
         for lane, value in enumerate(elements):
             index = self.const(i32, lane)

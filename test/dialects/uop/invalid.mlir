@@ -301,6 +301,54 @@ uop.kernel @k {
 // -----
 
 uop.kernel @k {
+  %z = uop.const dense<0.000000e+00> : vector<4xf32>
+  // expected-error@+1 {{uop.reduce_lanes combines lanes with add, mul, max, min, got sub}}
+  %s = uop.reduce_lanes sub %z : vector<4xf32>
+}
+
+// -----
+
+uop.kernel @k {
+  %z = uop.const 0.000000e+00 : f32
+  // expected-error@+1 {{uop.reduce_lanes reads a vector type, got f32}}
+  %s = uop.reduce_lanes add %z : f32
+}
+
+// -----
+
+uop.kernel @k {
+  %z = uop.const dense<0.000000e+00> : vector<3xf32>
+  // expected-error@+1 {{uop.reduce_lanes needs a vector of a power of two lanes (at least 2), got vector<3xf32>}}
+  %s = uop.reduce_lanes add %z : vector<3xf32>
+}
+
+// -----
+
+uop.kernel @k {
+  %z = uop.const dense<0.000000e+00> : vector<1xf32>
+  // expected-error@+1 {{uop.reduce_lanes needs a vector of a power of two lanes (at least 2), got vector<1xf32>}}
+  %s = uop.reduce_lanes add %z : vector<1xf32>
+}
+
+// -----
+
+uop.kernel @k {
+  %z = uop.const dense<true> : vector<4xi1>
+  // expected-error@+1 {{uop.reduce_lanes add does not accept vector<4xi1>}}
+  %s = uop.reduce_lanes add %z : vector<4xi1>
+}
+
+// -----
+
+uop.kernel @k {
+  %z = uop.const dense<0.000000e+00> : vector<4xf32>
+  // expected-error@+1 {{uop.reduce_lanes result type f64 must be f32}}
+  %s = "uop.reduce_lanes"(%z) <{kind = "add"}> : (vector<4xf32>) -> f64
+}
+
+// -----
+
+uop.kernel @k {
   %a = uop.const dense<0.000000e+00> : vector<4xf16>
   %c = uop.const dense<0.000000e+00> : vector<4xf32>
   // expected-error@+1 {{uop.wmma operand a holds 4 elements per thread; a 16x16 matrix over 32 threads needs 8}}

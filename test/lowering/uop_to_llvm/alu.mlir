@@ -95,6 +95,12 @@ uop.kernel @unsigned {
 // CHECK-NEXT:    %[[LANE:.*]] = llvm.shufflevector %w, %w [3] : vector<4xf32>
 // CHECK-NEXT:    %e = llvm.bitcast %[[LANE]] : vector<1xf32> to f32
 // CHECK-NEXT:    %v = llvm.fadd %e, %e {fastmathFlags = #llvm.fastmath<contract>} : f32
+// One value in every lane (a register tile's broadcast) is inserted once and shuffled into every lane.
+// CHECK-NEXT:    %[[U:.*]] = llvm.mlir.undef : vector<4xf32>
+// CHECK-NEXT:    %[[I0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.insertelement %v, %[[U]][%[[I0]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[B:b.*]] = llvm.shufflevector %[[ONE]], %[[ONE]] [0, 0, 0, 0] : vector<4xf32>
+// CHECK-NEXT:    %p = llvm.fmul %[[B]], %[[X]] {fastmathFlags = #llvm.fastmath<contract>} : vector<4xf32>
 uop.kernel @floats {
   %a = uop.param 0 : !uop.ptr<f32>
   %c0 = uop.const 0 : index
@@ -105,4 +111,6 @@ uop.kernel @floats {
   %w = uop.where %lt, %x, %y : vector<4xf32>
   %e = uop.extract %w[3] : vector<4xf32>
   %v = uop.add %e, %e : f32
+  %b = uop.vectorize %v, %v, %v, %v : vector<4xf32>
+  %p = uop.mul %b, %x : vector<4xf32>
 }
