@@ -161,11 +161,7 @@ class _KernelConverter(KernelConverter):
         return c_type(t)
 
     def _convert_op(self, op: Operation) -> None:
-        if isinstance(op, AluOp) and (vector := self._reduced_vector(op)) is not None:
-            tag = cstyle.vector_tag(vector.type)  # type: ignore[arg-type]
-            self._define(op, [self._call(f"kiln_reduce_{op.alu_kind}_{tag}", vector)])
-            self._erase_steps(op)
-        elif isinstance(op, uop.ReduceLanesOp) and (vector := self._whole_reduced(op)) is not None:
+        if isinstance(op, uop.ReduceLanesOp) and (vector := self._whole_reduced(op)) is not None:
             tag = cstyle.vector_tag(vector.type)  # type: ignore[arg-type]
             self._define(op, [self._call(f"kiln_reduce_{op.reduce_kind}_{tag}", vector)])
         elif not self._convert_vector_op(op):
@@ -178,45 +174,6 @@ class _KernelConverter(KernelConverter):
         if vector is None or op.reduce_kind not in cstyle.REDUCED_KINDS or not is_float(element_type(op.vector.type)):
             return None
         return vector
-
-    def _erase_steps(self, op: AluOp) -> None:
-        """Erase the C ops of the steps before ``op`` in its chain (nothing else uses them), last first."""
-        step = op.operands[0]
-        while isinstance(step.owner, AluOp):
-            c = self.lanes[step][0].owner
-            if isinstance(c, Operation) and not c.results[0].uses:
-                c.detach()
-                c.erase()
-            step = step.owner.operands[0]
-
-    def _reduced_vector(self, op: AluOp) -> SSAValue | None:
-        """The C vector whose lanes ``op`` ends a chain over: ``op(...op(op(v[0], v[1]), v[2])..., v[n-1])`` of
-        one float kind of ``cstyle.REDUCED_KINDS``, each step used by the next alone (a reduction's vector
-        accumulator folded after its loop: softmax's row max and sum). The prelude combines the lanes pairwise
-        instead (``kiln_reduce_*``); else None."""
-        kind, extracts = op.alu_kind, []
-        if kind not in cstyle.REDUCED_KINDS or is_vector(op.results[0].type) or not is_float(op.results[0].type):
-            return None
-        step: Operation = op
-        while True:
-            first, last = step.operands
-            if not isinstance(last.owner, uop.ExtractOp):
-                return None
-            extracts.append(last.owner)
-            previous = first.owner
-            if isinstance(previous, AluOp) and previous.alu_kind == kind and first.has_one_use():
-                step = previous
-                continue
-            if not isinstance(previous, uop.ExtractOp):
-                return None
-            extracts.append(previous)
-            break
-        vector = extracts[0].vector
-        ordered = [e.vector is vector and e.lane.value.data == k for k, e in enumerate(reversed(extracts))]
-        c = self.vectors.get(vector)
-        if c is None or not all(ordered) or len(extracts) != lanes(vector.type):
-            return None
-        return c
 
     def _convert_target_op(self, op: Operation) -> None:
         match op:

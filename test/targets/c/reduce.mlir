@@ -3,10 +3,10 @@
 // RUN: kiln-opt %s -p convert-uop-to-cstyle -t c | cc -std=c11 -Wall -Wextra -Werror -O3 -c -x c - -o /dev/null
 // RUN: kiln-opt %s -p convert-uop-to-cstyle -t c | sed 's/ifdef KILN_HAS_SHUFFLEVECTOR/ifdef KILN_NEVER/' | cc -std=c11 -Wall -Wextra -Werror -O3 -c -x c - -o /dev/null
 // REQUIRES: cc
-// A chain over every lane of a vector in lane order, max(...max(max(v[0], v[1]), v[2])..., v[7]) (a row's
-// vector accumulator folded after its loop), is one call of a prelude helper that combines the lanes pairwise
-// (upper half onto lower half), not 7 dependent scalar steps. A chain that misses a lane, or whose steps are
-// used elsewhere, stays as it is. The helpers' fallback without __builtin_shufflevector compiles too.
+// uop.reduce_lanes of a float vector (a row's vector accumulator folded after its loop) is one call of a prelude
+// helper that combines the lanes pairwise (upper half onto lower half), the op's order, not N - 1 dependent scalar
+// steps. A chain of scalar steps over extracted lanes is C as written, in its own order. The helpers' fallback
+// without __builtin_shufflevector compiles too.
 
 // CHECK:       static inline float kiln_reduce_add_f32x4(kiln_f32x4 v) {
 // CHECK:         v = v + __builtin_shufflevector(v, v, 2, 3, 2, 3);
@@ -23,10 +23,10 @@
 // CHECK-NEXT:  #endif
 // CHECK-NEXT:  }
 // CHECK-LABEL: void rows(
-// CHECK:         out[i] = kiln_reduce_max_f32x8(m);
+// CHECK:         out[i] = kiln_reduce_max_f32x8((kiln_f32x8)*(const kiln_f32x8_u *)(x + i));
 // CHECK-NEXT:    kiln_f32x4 s =
 // CHECK-NEXT:    out[i + 1] = kiln_reduce_add_f32x4(s);
-// CHECK-NEXT:    out[i + 2] = s[0] + s[1] + s[2];
+// CHECK-NEXT:    out[i + 2] = s[0] + s[1] + s[2] + s[3];
 uop.kernel @rows attributes {symbols = []} {
   %x = uop.param 0 : !uop.ptr<f32>
   %out = uop.param 1 : !uop.ptr<f32>
@@ -36,34 +36,19 @@ uop.kernel @rows attributes {symbols = []} {
   %c2 = uop.const 2 : index
   %i = uop.range %lo, %hi : index
   %m = uop.load %x[%i] : vector<8xf32>
-  %m0 = uop.extract %m[0] : vector<8xf32>
-  %m1 = uop.extract %m[1] : vector<8xf32>
-  %m2 = uop.extract %m[2] : vector<8xf32>
-  %m3 = uop.extract %m[3] : vector<8xf32>
-  %m4 = uop.extract %m[4] : vector<8xf32>
-  %m5 = uop.extract %m[5] : vector<8xf32>
-  %m6 = uop.extract %m[6] : vector<8xf32>
-  %m7 = uop.extract %m[7] : vector<8xf32>
-  %a1 = uop.max %m0, %m1 : f32
-  %a2 = uop.max %a1, %m2 : f32
-  %a3 = uop.max %a2, %m3 : f32
-  %a4 = uop.max %a3, %m4 : f32
-  %a5 = uop.max %a4, %m5 : f32
-  %a6 = uop.max %a5, %m6 : f32
-  %a7 = uop.max %a6, %m7 : f32
+  %a7 = uop.reduce_lanes max %m : vector<8xf32>
   uop.store %out[%i], %a7 : f32
   %s = uop.load %x[%i] : vector<4xf32>
   %s0 = uop.extract %s[0] : vector<4xf32>
   %s1 = uop.extract %s[1] : vector<4xf32>
   %s2 = uop.extract %s[2] : vector<4xf32>
   %s3 = uop.extract %s[3] : vector<4xf32>
-  %b1 = uop.add %s0, %s1 : f32
-  %b2 = uop.add %b1, %s2 : f32
-  %b3 = uop.add %b2, %s3 : f32
+  %b3 = uop.reduce_lanes add %s : vector<4xf32>
   %i1 = uop.add %i, %c1 : index
   uop.store %out[%i1], %b3 : f32
   %c1s = uop.add %s0, %s1 : f32
-  %c = uop.add %c1s, %s2 : f32
+  %c2s = uop.add %c1s, %s2 : f32
+  %c = uop.add %c2s, %s3 : f32
   %i2 = uop.add %i, %c2 : index
   uop.store %out[%i2], %c : f32
   uop.end %i
