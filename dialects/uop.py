@@ -549,17 +549,24 @@ class VectorizeOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> VectorizeOp:
         elements = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        t = parser.parse_type()
-        if not isinstance(t, VectorType):
-            parser.raise_error(f"uop.vectorize produces a vector type, got {t}", pos, parser.pos)
+        t, attributes = _parse_vector_type(parser, "uop.vectorize produces")
         operands = [parser.resolve_operand(e, t.get_element_type()) for e in elements]
         return cls.create(operands=operands, result_types=[t], attributes=attributes)
 
     def print(self, printer: Printer) -> None:
         print_operands_and_type(printer, self, self.elements, self.result.type)
+
+
+def _parse_vector_type(parser: Parser, what: str) -> tuple[VectorType, dict[str, Attribute]]:
+    """The end of a custom form, ``{attrs} : vector<NxT>``: the vector type and the attributes; ``what``
+    ("uop.extract reads") begins the error where the type is not a vector."""
+    attributes = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    pos = parser.pos
+    t = parser.parse_type()
+    if not isinstance(t, VectorType):
+        parser.raise_error(f"{what} a vector type, got {t}", pos, parser.pos)
+    return t, attributes
 
 
 @irdl_op_definition
@@ -590,12 +597,7 @@ class ExtractOp(IRDLOperation):
         vector = parser.parse_unresolved_operand()
         with parser.in_square_brackets():
             lane = parser.parse_integer(allow_boolean=False)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        t = parser.parse_type()
-        if not isinstance(t, VectorType):
-            parser.raise_error(f"uop.extract reads a vector type, got {t}", pos, parser.pos)
+        t, attributes = _parse_vector_type(parser, "uop.extract reads")
         return cls.create(
             operands=[parser.resolve_operand(vector, t)],
             properties={"lane": IntegerAttr(lane, 64)},
@@ -661,12 +663,7 @@ class ReduceLanesOp(IRDLOperation):
             kinds = ", ".join(REDUCED_LANE_KINDS)
             parser.raise_error(f"uop.reduce_lanes combines lanes with {kinds}, got {kind}", pos, parser.pos)
         vector = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        t = parser.parse_type()
-        if not isinstance(t, VectorType):
-            parser.raise_error(f"uop.reduce_lanes reads a vector type, got {t}", pos, parser.pos)
+        t, attributes = _parse_vector_type(parser, "uop.reduce_lanes reads")
         return cls.create(
             operands=[parser.resolve_operand(vector, t)],
             properties={"kind": StringAttr(kind)},
