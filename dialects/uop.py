@@ -9,8 +9,8 @@ docs/dialects/uop.md is the reference.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import ClassVar, TypeVar
 
 from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, StringAttr, SymbolNameConstraint, VectorType, i1
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
@@ -616,6 +616,18 @@ class ExtractOp(IRDLOperation):
 
 REDUCED_LANE_KINDS = ("add", "mul", "max", "min")
 """The ALU kinds ``uop.reduce_lanes`` combines a vector's lanes with."""
+
+T = TypeVar("T")
+
+
+def pairwise_lanes(lanes: Sequence[T], combine: Callable[[T, T], T]) -> T:
+    """A vector's ``lanes`` combined in ``uop.reduce_lanes``' order: lane k with lane k + N/2, then the same on
+    the lower half, until one is left. The interpreter and the lane-by-lane lowerings all reduce through it."""
+    values = list(lanes)
+    while len(values) > 1:
+        half = len(values) // 2
+        values = [combine(x, y) for x, y in zip(values[:half], values[half:])]
+    return values[0]
 
 
 @irdl_op_definition

@@ -131,16 +131,8 @@ def _computed(op: Operation) -> Callable[[list, list, Mapping[str, int]], object
         return lambda get, args, specials: as_value(get[0][lane])
     if isinstance(op, U.ReduceLanesOp):
         combine = alu_semantics(op.reduce_kind)
-        return lambda get, args, specials: as_value(_reduce_lanes(combine, get[0]))
+        return lambda get, args, specials: as_value(U.pairwise_lanes(get[0], combine))
     return None
-
-
-def _reduce_lanes(combine: Callable, v: np.ndarray) -> object:
-    """``uop.reduce_lanes``: the upper half of the lanes combined onto the lower half until one is left."""
-    while len(v) > 1:
-        half = len(v) // 2
-        v = combine(v[:half], v[half:])
-    return v[0]
 
 
 def _step(op: Operation) -> Step | None:

@@ -135,12 +135,11 @@ class KernelConverter:
     def _reduce_lanes(self, op: uop.ReduceLanesOp) -> None:
         """The lanes combined in ``uop.reduce_lanes``'s order: the upper half onto the lower half."""
         kind, t = op.reduce_kind, self._alu_type(element_type(op.vector.type), op)  # type: ignore[arg-type]
-        values = self.lanes[op.vector]
-        while len(values) > 1:
-            half = len(values) // 2
-            pairs = zip(values[:half], values[half:])
-            values = [self._alu(op, kind, t, [x, y]) for x, y in pairs]  # type: ignore[arg-type]
-        self._define(op, values)
+
+        def combine(x: SSAValue, y: SSAValue) -> SSAValue:
+            return self._alu(op, kind, t, [x, y])  # type: ignore[arg-type]
+
+        self._define(op, [uop.pairwise_lanes(self.lanes[op.vector], combine)])
 
     def _alu_type(self, t: Attribute, op: AluOp) -> Attribute:
         """The operand type ``_alu`` is told, from the uop scalar type ``t``."""

@@ -228,7 +228,6 @@ class DecomposeAlu(RewritePattern):
             result = b.decompose(op.alu_kind, list(op.operands))
         rewriter.replace(op, [], [result])
 
-
     def _reduce_lanes(self, op: U.ReduceLanesOp, rewriter: PatternRewriter) -> None:
         """Where the target does not take ``op`` whole (``TargetDescription.reduces_lanes``, on a dtype its kind is
         native for), its lanes extracted and combined in the op's order: the upper half onto the lower half."""
@@ -238,11 +237,8 @@ class DecomposeAlu(RewritePattern):
             return
         b = Builder(rewriter, op, self.target)
         values = [b.emit(U.ExtractOp(op.vector, k)) for k in range(lanes(op.vector.type))]
-        while len(values) > 1:
-            half = len(values) // 2
-            pairs = zip(values[:half], values[half:])
-            values = [b.in_f32(kind, [x, y], scalar) if widen else b.alu(kind, x, y) for x, y in pairs]
-        rewriter.replace(op, [], values)
+        combine = (lambda x, y: b.in_f32(kind, [x, y], scalar)) if widen else (lambda x, y: b.alu(kind, x, y))
+        rewriter.replace(op, [], [U.pairwise_lanes(values, combine)])
 
 
 def in_innermost_loops(block: Block, lanes: int) -> tuple[set[Operation], bool]:

@@ -57,8 +57,7 @@ class Scope:
 class Node:
     """One future uop op: ``op`` is param, special, const, alu (``attr`` = kind), cast, bitcast, load, store,
     define_acc, acc_get, acc_set, vectorize, extract (``attr`` = lane), reduce_lanes (``attr`` = ALU kind),
-    define_local (``attr`` = size),
-    barrier, wmma (``attr`` = (m, n, k, threads)) or range (a loop's counter)."""
+    define_local (``attr`` = size), barrier, wmma (``attr`` = (m, n, k, threads)) or range (a loop's counter)."""
 
     def __init__(
         self,

@@ -3,6 +3,8 @@ scalar, and that the result computes the same on the uop interpreter and on ever
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import VectorType
@@ -185,23 +187,26 @@ def test_unrolled_k_lanes_are_vector_accumulators_made_directly(monkeypatch: pyt
     np.testing.assert_allclose(out, q @ kk.T * 0.5, rtol=1e-5, atol=1e-6)
 
 
-def test_index_slopes_along_the_row_range_come_from_the_kernel_ops() -> None:
-    """A row's accesses are one vector access without making each lane's index where the kernel's index math
-    grows by 1 along the row's range (``Instantiator._slope``); a clamp or another step leaves the symbolic
-    proof over the lanes to decide."""
+def instantiated(text: str, device: str) -> tuple[Any, dict[str, Any]]:
+    """The linearizer's ``Instantiator`` for the kernel ``text`` on ``device``, and the kernel's values by name."""
     from kiln.capabilities.description import target_for_pass
     from kiln.lowering.linearize.instantiate import Instantiator
 
     from kernel_ir import parse_kernel
 
-    kernel = parse_kernel(TILE)
-    inst = Instantiator(kernel, target_for_pass("convert-kernel-to-uop", "cpu-llvm"))
+    kernel = parse_kernel(text)
     values = {v.name_hint: v for op in kernel.body.block.ops for v in op.results}
+    return Instantiator(kernel, target_for_pass("convert-kernel-to-uop", device)), values
+
+
+def test_index_slopes_along_the_row_range_come_from_the_kernel_ops() -> None:
+    """A row's accesses are one vector access without making each lane's index where the kernel's index math
+    grows by 1 along the row's range (``Instantiator._slope``); a clamp or another step leaves the symbolic
+    proof over the lanes to decide."""
+    inst, values = instantiated(TILE, "cpu-llvm")
     u = values["u"]
     assert [inst._slope(values[n], u) for n in ("col", "ib", "io", "ia", "j4")] == [1, 1, 1, 0, 0]
-    qkt = parse_kernel(QKT)
-    inst = Instantiator(qkt, target_for_pass("convert-kernel-to-uop", "cpu-llvm"))
-    values = {v.name_hint: v for op in qkt.body.block.ops for v in op.results}
+    inst, values = instantiated(QKT, "cpu-llvm")
     assert inst._slope(values["jc"], values["j"]) is None  # min(j, 2): a padded column's clamp
     assert inst._slope(values["j8"], values["j"]) is None
     assert [inst._slope(values[n], values["ku"]) for n in ("kx", "iq", "ik")] == [1, 1, 1]
@@ -229,14 +234,7 @@ column range): along ``u`` the index steps by 1, though it goes through a ``mod`
 
 
 def test_a_chunked_padded_index_steps_by_one_along_its_lanes() -> None:
-    from kiln.capabilities.description import target_for_pass
-    from kiln.lowering.linearize.instantiate import Instantiator
-
-    from kernel_ir import parse_kernel
-
-    kernel = parse_kernel(CHUNKED)
-    inst = Instantiator(kernel, target_for_pass("convert-kernel-to-uop", "cpu-c"))
-    values = {v.name_hint: v for op in kernel.body.block.ops for v in op.results}
+    inst, values = instantiated(CHUNKED, "cpu-c")
     u = values["u"]
     assert [inst._slope(values[n], u) for n in ("lane", "chunk", "start", "index")] == [1, 0, 0, 1]
     assert inst._slope(values["wrapped"], u) is None  # u mod 2 wraps within u's range
